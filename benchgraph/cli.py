@@ -1,0 +1,179 @@
+"""The ``benchgraph`` command.
+
+Exit codes (a tested contract): 0 everything done; 1 some input refused (a page that does not
+parse or validate); 2 unreadable input, a store that cannot be opened, or bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import importlib
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from benchgraph import __version__, settings
+from benchgraph.queries import QueryError, find
+from benchgraph.store import Store, StoreError
+from ingest.loader import Outcome, expand, ingest_file
+
+EXIT_OK, EXIT_REFUSED, EXIT_ERROR = 0, 1, 2
+
+# Modules that add further commands. Each has ``add_commands(subparsers)``, which adds its
+# commands with ``set_defaults(handler=...)``; a handler takes the namespace and returns the code.
+COMMAND_MODULES: tuple[str, ...] = ()
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
+
+
+def store_option(parser: argparse.ArgumentParser) -> None:
+    """Add the ``--store`` option every command that opens the store takes."""
+    s = settings._BY_NAME["store"]
+    parser.add_argument(
+        "--store", metavar="DIR", help=f"{s.help} Default: ${s.env}, else {s.default}."
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="benchgraph",
+        description="A knowledge graph of ML papers, methods and benchmark results.",
+        epilog="Exit codes: 0 done; 1 some input refused; 2 unreadable input, store error "
+        "or bad usage.",
+    )
+    parser.add_argument("--version", action="version", version=f"benchgraph {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    ingest = commands.add_parser(
+        "ingest",
+        help="load source pages (files or folders) into the store",
+        description="Load source pages into the store, one named graph per page. A page that "
+        "does not parse changes nothing; the others in the batch still load.",
+    )
+    ingest.add_argument("paths", nargs="+", metavar="PATH", help="a page file or a folder")
+    store_option(ingest)
+    ingest.add_argument("--quiet", action="store_true", help="print only the summary line")
+    ingest.set_defaults(handler=run_ingest)
+
+    query = commands.add_parser(
+        "query",
+        help="run a named query or a .rq file",
+        description="Run a named query (the stem of a file in queries/) or a .rq file. "
+        "--format json prints the W3C SPARQL 1.1 Query Results JSON document.",
+    )
+    query.add_argument("query", metavar="NAME_OR_FILE")
+    query.add_argument(
+        "--param", action="append", default=[], metavar="NAME=VALUE", help="a query parameter"
+    )
+    query.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    store_option(query)
+    query.set_defaults(handler=run_query)
+    for module in COMMAND_MODULES:
+        importlib.import_module(module).add_commands(commands)
+    return parser
+
+
+def _progress(done: int, total: int, name: str) -> None:
+    width = 30
+    filled = width * done // max(total, 1)
+    bar = "#" * filled + "." * (width - filled)
+    sys.stderr.write(f"\r[{bar}] {done}/{total} {name[-40:]:<40}")
+    sys.stderr.flush()
+
+
+def run_ingest(args: argparse.Namespace) -> int:
+    items = list(expand(args.paths))
+    files = [i for i in items if isinstance(i, Path)]
+    outcomes: list[Outcome] = [i for i in items if isinstance(i, Outcome)]
+    show_bar = sys.stderr.isatty() and not args.quiet and len(files) > 1
+    with Store(settings.get("store", args.store)) as store:
+        for done, path in enumerate(files, start=1):
+            outcomes.append(ingest_file(store, path))
+            if show_bar:
+                _progress(done, len(files), str(path))
+    if show_bar:
+        sys.stderr.write("\n")
+    counts = {s: 0 for s in ("loaded", "unchanged", "refused", "unreadable")}
+    for o in outcomes:
+        counts[o.status] += 1
+        if o.message:
+            sys.stderr.write(f"{o.status}: {o.message}\n")
+    results = sum(o.results for o in outcomes if o.status in ("loaded", "unchanged"))
+    print(
+        f"{counts['loaded']} loaded, {counts['unchanged']} unchanged, {counts['refused']} refused, "
+        f"{counts['unreadable']} unreadable; {results} results in the loaded pages"
+    )
+    if counts["unreadable"]:
+        return EXIT_ERROR
+    return EXIT_REFUSED if counts["refused"] else EXIT_OK
+
+
+def _cell(term: object) -> str:
+    if term is None:
+        return ""
+    return str(getattr(term, "value", term))
+
+
+def run_query(args: argparse.Namespace) -> int:
+    named = find(args.query)
+    values: dict[str, str] = {}
+    for item in args.param:
+        name, sep, value = item.partition("=")
+        if not sep:
+            raise QueryError(f"--param {item!r}: expected NAME=VALUE")
+        values[name] = value
+    bindings = named.bind(values)
+    with Store(settings.get("store", args.store)) as store:
+        try:
+            answer = store.query(named.text, bindings)
+        except SyntaxError as error:
+            raise QueryError(f"{named.path}: {error}") from None
+        if isinstance(answer, ox.QueryTriples):
+            sys.stdout.buffer.write(answer.serialize(format=ox.RdfFormat.TURTLE) or b"")
+            return EXIT_OK
+        if args.format == "json":
+            sys.stdout.buffer.write(answer.serialize(format=ox.QueryResultsFormat.JSON) or b"")
+            sys.stdout.buffer.write(b"\n")
+            return EXIT_OK
+        if isinstance(answer, ox.QueryBoolean):
+            print("true" if bool(answer) else "false")
+            return EXIT_OK
+        names = [v.value for v in answer.variables]
+        rows = [[_cell(solution[n]) for n in names] for solution in answer]
+    if args.format == "csv":
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(names)
+        writer.writerows(rows)
+    else:
+        _print_table(names, rows)
+    return EXIT_OK
+
+
+def _print_table(names: list[str], rows: list[list[str]]) -> None:
+    widths = [max([len(n)] + [len(r[i]) for r in rows]) for i, n in enumerate(names)]
+    print("  ".join(n.ljust(w) for n, w in zip(names, widths, strict=True)))
+    print("  ".join("-" * w for w in widths))
+    for row in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))
+    print(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except (QueryError, StoreError) as error:
+        sys.stderr.write(f"benchgraph: error: {error}\n")
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,180 @@
+"""Named queries: the ``queries/*.rq`` files, their headers, and binding their parameters.
+
+A file's stem is its name. Its header is ``#+`` comment lines::
+
+    #+ summary: Methods a paper introduced
+    #+ description: One row per method whose origin paper is the given paper.
+    #+ param: paper (paper, required) The paper: a 24-hex source ID, a title, or an IRI.
+    #+ param: limit (integer, default 100) The most rows to return.
+
+Parameter values are converted to RDF terms and bound to the variable of the same name; they
+are never written into the query text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+from pyoxigraph import Literal, NamedNode
+
+from benchgraph import resources
+from benchgraph import vocab as V
+from ingest import iris
+
+_HEADER = re.compile(r"^#\+\s*(?P<key>\w+)\s*:\s*(?P<value>.*)$")
+_PARAM = re.compile(
+    r"^(?P<name>[A-Za-z_]\w*)\s+\((?P<type>\w+)(?:,\s*(?:(?P<required>required)"
+    r"|default\s+(?P<default>[^)]*)))?\)\s+(?P<help>.+)$"
+)
+
+
+class QueryError(Exception):
+    """A named query that does not exist, a malformed header, or a bad parameter value."""
+
+
+def _to_iri(text: str) -> NamedNode:
+    return NamedNode(text)
+
+
+def _to_integer(text: str) -> Literal:
+    if not re.fullmatch(r"[+-]?\d+", text.strip()):
+        raise ValueError("not an integer")
+    return Literal(str(int(text)), datatype=NamedNode(V.XSD + "integer"))
+
+
+def _to_decimal(text: str) -> Literal:
+    try:
+        Decimal(text)
+    except InvalidOperation:
+        raise ValueError("not a decimal number") from None
+    if not re.fullmatch(r"[+-]?(\d+(\.\d*)?|\.\d+)", text.strip()):
+        raise ValueError("not a decimal number")
+    return Literal(text.strip(), datatype=NamedNode(V.XSD + "decimal"))
+
+
+def _to_date(text: str) -> Literal:
+    date.fromisoformat(text.strip())
+    return Literal(text.strip(), datatype=NamedNode(V.XSD + "date"))
+
+
+def _name_or_iri(mint: Callable[[str], str]) -> Callable[[str], NamedNode]:
+    def convert(text: str) -> NamedNode:
+        text = text.strip()
+        return NamedNode(text if text.startswith(("http://", "https://")) else mint(text))
+
+    return convert
+
+
+# Parameter types: how a value given as text becomes an RDF term.
+CONVERTERS: dict[str, Callable[[str], NamedNode | Literal]] = {
+    "paper": lambda text: NamedNode(iris.paper_from_user(text)),
+    "method": _name_or_iri(iris.method),
+    "iri": _to_iri,
+    "string": lambda text: Literal(text),
+    "integer": _to_integer,
+    "decimal": _to_decimal,
+    "date": _to_date,
+}
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: str
+    help: str
+    required: bool = False
+    default: str | None = None
+
+
+@dataclass(frozen=True)
+class NamedQuery:
+    name: str
+    path: Path
+    summary: str
+    description: str
+    params: tuple[Param, ...]
+    text: str
+
+    def bind(self, values: Mapping[str, str]) -> dict[str, NamedNode | Literal]:
+        """Return the RDF terms for ``values`` (text by parameter name), defaults filled in.
+
+        Raises QueryError naming the parameter that is unknown, missing or invalid.
+        """
+        known = {p.name for p in self.params}
+        for name in values:
+            if name not in known:
+                listed = ", ".join(sorted(known)) or "none"
+                raise QueryError(f"{self.name}: unknown parameter {name!r} (parameters: {listed})")
+        bound: dict[str, NamedNode | Literal] = {}
+        for p in self.params:
+            text = values.get(p.name, p.default)
+            if text is None:
+                if p.required:
+                    raise QueryError(f"{self.name}: parameter {p.name!r} is required ({p.help})")
+                continue
+            try:
+                bound[p.name] = CONVERTERS[p.type](text)
+            except ValueError as error:
+                raise QueryError(
+                    f"{self.name}: parameter {p.name!r}: {text!r} is not a valid {p.type} ({error})"
+                ) from None
+        return bound
+
+
+def parse_header(path: Path, text: str) -> tuple[str, str, tuple[Param, ...]]:
+    """Read the ``#+`` header of a query file. Raises QueryError naming the file and line."""
+    fields: dict[str, str] = {}
+    params: list[Param] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.startswith("#+"):
+            continue
+        match = _HEADER.match(line)
+        if not match:
+            raise QueryError(f"{path}:{number}: malformed header line {line!r}")
+        key, value = match["key"], match["value"].strip()
+        if key == "param":
+            p = _PARAM.match(value)
+            if not p or p["type"] not in CONVERTERS:
+                raise QueryError(
+                    f"{path}:{number}: malformed parameter {value!r}; expected "
+                    f"'NAME (TYPE[, required|, default VALUE]) help' with TYPE one of "
+                    f"{', '.join(CONVERTERS)}"
+                )
+            params.append(Param(p["name"], p["type"], p["help"], bool(p["required"]), p["default"]))
+        elif key in ("summary", "description"):
+            fields[key] = value
+        else:
+            raise QueryError(f"{path}:{number}: unknown header field {key!r}")
+    if "summary" not in fields:
+        raise QueryError(f"{path}: the header has no '#+ summary:' line")
+    return fields["summary"], fields.get("description", ""), tuple(params)
+
+
+def load(path: Path) -> NamedQuery:
+    """Load one query file. Raises QueryError for a malformed header."""
+    text = path.read_text(encoding="utf-8")
+    summary, description, params = parse_header(path, text)
+    return NamedQuery(path.stem, path, summary, description, params, text)
+
+
+def catalogue(folder: Path | None = None) -> dict[str, NamedQuery]:
+    """Every named query in ``folder`` (default: the queries folder), by name."""
+    folder = folder or resources.queries_dir()
+    return {path.stem: load(path) for path in sorted(folder.glob("*.rq"))}
+
+
+def find(name_or_file: str) -> NamedQuery:
+    """A named query by name, or a ``.rq`` file by path. Raises QueryError if neither."""
+    path = Path(name_or_file)
+    if path.suffix == ".rq" and path.is_file():
+        return load(path)
+    candidate = resources.queries_dir() / f"{name_or_file}.rq"
+    if not candidate.is_file():
+        names = ", ".join(catalogue()) or "none"
+        raise QueryError(f"no named query {name_or_file!r} (named queries: {names})")
+    return load(candidate)

@@ -1,0 +1,90 @@
+"""The store: the only state benchgraph has.
+
+An embedded pyoxigraph store on disk. Each source page lives in its own named graph; queries see
+the union of all of them. Replacing a page's graph is one transaction, so a reader never sees a
+half-written page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from benchgraph import vocab as V
+
+
+class StoreError(Exception):
+    """The store could not be opened or written."""
+
+
+class Store:
+    """An embedded pyoxigraph store at ``location`` (created if missing)."""
+
+    def __init__(self, location: str | Path) -> None:
+        self.location = str(location)
+        try:
+            Path(location).mkdir(parents=True, exist_ok=True)
+            self._store = ox.Store(self.location)
+        except OSError as error:
+            raise StoreError(f"cannot open the store at {self.location}: {error}") from None
+
+    def close(self) -> None:
+        """Flush writes and release the store."""
+        self._store.flush()
+        del self._store
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def replace_graph(self, graph: str, triples: Iterable[ox.Triple]) -> None:
+        """Replace the named graph ``graph`` with ``triples`` in one transaction.
+
+        Raises StoreError if the write fails; the graph then keeps its previous content.
+        """
+        body = "\n".join(f"{t.subject} {t.predicate} {t.object} ." for t in triples)
+        # Terms are printed by pyoxigraph in N-Triples syntax, which SPARQL accepts as is:
+        # no page text reaches the update except inside escaped literals and validated IRIs.
+        update = f"DROP SILENT GRAPH <{graph}> ;\nINSERT DATA {{ GRAPH <{graph}> {{\n{body}\n}} }}"
+        try:
+            self._store.update(update)
+        except (OSError, SyntaxError) as error:
+            raise StoreError(f"cannot write graph <{graph}>: {error}") from None
+
+    def remove_graph(self, graph: str) -> None:
+        """Remove the named graph ``graph`` (a no-op if it is not there)."""
+        self._store.remove_graph(ox.NamedNode(graph))
+
+    def source_hash(self, graph: str, source: str) -> str | None:
+        """Return the content hash recorded for ``source`` in ``graph``, or None."""
+        for quad in self._store.quads_for_pattern(
+            ox.NamedNode(source), ox.NamedNode(V.sha256), None, ox.NamedNode(graph)
+        ):
+            return str(getattr(quad.object, "value", ""))
+        return None
+
+    def query(
+        self, sparql: str, bindings: Mapping[str, ox.NamedNode | ox.Literal] | None = None
+    ) -> ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples:
+        """Run a read query over the union of all graphs, with ``bindings`` substituted for
+        variables as RDF terms. Raises SyntaxError for a malformed query."""
+        substitutions: dict[ox.Variable, ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple] = {
+            ox.Variable(k): v for k, v in (bindings or {}).items()
+        }
+        return self._store.query(
+            sparql, use_default_graph_as_union=True, substitutions=substitutions or None
+        )
+
+    def named_graphs(self) -> list[str]:
+        return sorted(g.value for g in self._store.named_graphs() if isinstance(g, ox.NamedNode))
+
+    def quads(self) -> set[ox.Quad]:
+        """Every quad in the store (for checks and tests; not for large stores)."""
+        return set(self._store)
+
+    def __len__(self) -> int:
+        return len(self._store)

@@ -1,0 +1,133 @@
+"""The names of the benchgraph vocabulary, as plain IRI strings.
+
+This module and ``ontology/`` say the same thing: every ``bg:`` term used here is declared there
+(a test checks it). Other modules build RDF terms from these strings.
+"""
+
+from __future__ import annotations
+
+BG = "https://w3id.org/benchgraph/ns#"
+ID = "https://w3id.org/benchgraph/id/"
+
+RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+RDFS = "http://www.w3.org/2000/01/rdf-schema#"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+DCTERMS = "http://purl.org/dc/terms/"
+PROV = "http://www.w3.org/ns/prov#"
+SCHEMA = "https://schema.org/"
+UNIT = "http://qudt.org/vocab/unit/"
+
+PREFIXES = {
+    "bg": BG,
+    "rdf": RDF,
+    "rdfs": RDFS,
+    "xsd": XSD,
+    "dcterms": DCTERMS,
+    "prov": PROV,
+    "schema": SCHEMA,
+    "unit": UNIT,
+}
+
+# Classes
+Result = BG + "Result"
+Aggregate = BG + "Aggregate"
+Method = BG + "Method"
+Paper = BG + "Paper"
+Benchmark = BG + "Benchmark"
+Task = BG + "Task"
+Dataset = BG + "Dataset"
+Metric = BG + "Metric"
+EvaluationConfiguration = BG + "EvaluationConfiguration"
+Setting = BG + "Setting"
+SourceDocument = BG + "SourceDocument"
+Direction = BG + "Direction"
+
+# Individuals
+HigherIsBetter = BG + "HigherIsBetter"
+LowerIsBetter = BG + "LowerIsBetter"
+
+# Result and aggregate properties
+method = BG + "method"
+benchmark = BG + "benchmark"
+metric = BG + "metric"
+value = BG + "value"
+publishedValue = BG + "publishedValue"
+unit = BG + "unit"
+reportedIn = BG + "reportedIn"
+configuration = BG + "configuration"
+ciLower = BG + "ciLower"
+ciUpper = BG + "ciUpper"
+ciLevel = BG + "ciLevel"
+publishedInterval = BG + "publishedInterval"
+sampleSize = BG + "sampleSize"
+resultDate = BG + "resultDate"
+sourceTable = BG + "sourceTable"
+headline = BG + "headline"
+
+# Method
+introducedIn = BG + "introducedIn"
+implementation = BG + "implementation"
+
+# Benchmark and metric
+task = BG + "task"
+dataset = BG + "dataset"
+split = BG + "split"
+hasMetric = BG + "hasMetric"
+direction = BG + "direction"
+chanceLevel = BG + "chanceLevel"
+
+# Configuration
+setting = BG + "setting"
+settingKey = BG + "settingKey"
+settingValue = BG + "settingValue"
+configurationJSON = BG + "configurationJSON"
+protocol = BG + "protocol"
+subset = BG + "subset"
+
+# Source document
+sourceFormat = BG + "sourceFormat"
+sha256 = BG + "sha256"
+declaredResultCount = BG + "declaredResultCount"
+totalResultCount = BG + "totalResultCount"
+resultCount = BG + "resultCount"
+coverage = BG + "coverage"
+primaryMetric = BG + "primaryMetric"
+pageNumber = BG + "pageNumber"
+pageCount = BG + "pageCount"
+checkedOn = BG + "checkedOn"
+dataFreeze = BG + "dataFreeze"
+publisherName = BG + "publisherName"
+
+# Standard terms used by benchgraph
+type_ = RDF + "type"
+JSON = RDF + "JSON"
+label = RDFS + "label"
+comment = RDFS + "comment"
+identifier = DCTERMS + "identifier"
+title = DCTERMS + "title"
+description = DCTERMS + "description"
+modified = DCTERMS + "modified"
+date = DCTERMS + "date"
+wasDerivedFrom = PROV + "wasDerivedFrom"
+generatedAtTime = PROV + "generatedAtTime"
+url = SCHEMA + "url"
+
+BG_TERMS = sorted(
+    v for k, v in dict(globals()).items() if isinstance(v, str) and v.startswith(BG) and v != BG
+)
+
+# Units as published -> QUDT unit IRIs. ``SCALAR`` is a pure number: QUDT's UNITLESS.
+UNITS = {
+    "percent": UNIT + "PERCENT",
+    "%": UNIT + "PERCENT",
+    "scalar": UNIT + "UNITLESS",
+    "unitless": UNIT + "UNITLESS",
+    "seconds": UNIT + "SEC",
+    "second": UNIT + "SEC",
+    "milliseconds": UNIT + "MilliSEC",
+}
+
+
+def unit_iri(published: str) -> str | None:
+    """Return the QUDT unit IRI for a unit as a page publishes it, or None if unknown."""
+    return UNITS.get(published.strip().casefold())

@@ -1,0 +1,1 @@
+"""Source-page parsers and the records-to-RDF mapper. Parsers never import rdflib."""

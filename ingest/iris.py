@@ -1,0 +1,101 @@
+"""Deterministic IRIs: the same input always mints the same IRI.
+
+Identity comes from the sources' own IDs where they have them (sota2 paper and result IDs) and
+from normalised names otherwise, so re-ingesting a page and merging across pages both work.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from urllib.parse import quote
+
+from benchgraph.vocab import ID
+from ingest.names import normalise
+from ingest.records import Benchmark, Configuration, PaperRef
+
+_HEX24 = re.compile(r"^[0-9a-f]{24}$")
+
+
+def _segment(text: str) -> str:
+    key = normalise(text)
+    if not key:  # a name with no letters or digits: fall back to a stable digest
+        key = "h" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
+    return quote(key, safe="-")
+
+
+def paper(ref: PaperRef) -> str:
+    """IRI of a paper: its 24-hex source ID if it has one, else its normalised title.
+
+    Raises ValueError for a reference with neither.
+    """
+    if ref.source_id:
+        return f"{ID}paper/{quote(ref.source_id, safe='')}"
+    if ref.title:
+        return f"{ID}paper/{_segment(ref.title)}"
+    raise ValueError("a paper needs a source ID or a title")
+
+
+def paper_from_user(text: str) -> str:
+    """IRI for what a user typed to name a paper: an IRI, a 24-hex source ID, or a title."""
+    text = text.strip()
+    if text.startswith(("http://", "https://")):
+        return text
+    if _HEX24.match(text):
+        return paper(PaperRef(source_id=text))
+    return paper(PaperRef(title=text))
+
+
+def method(name: str) -> str:
+    return f"{ID}method/{_segment(name)}"
+
+
+def task(name: str) -> str:
+    return f"{ID}task/{_segment(name)}"
+
+
+def dataset(name: str) -> str:
+    return f"{ID}dataset/{_segment(name)}"
+
+
+def benchmark(b: Benchmark) -> str:
+    parts = [_segment(b.task), _segment(b.dataset)]
+    if b.split:
+        parts.append(_segment(b.split))
+    return f"{ID}benchmark/{'/'.join(parts)}"
+
+
+def metric(b: Benchmark, name: str) -> str:
+    return f"{benchmark(b)}/metric/{_segment(name)}"
+
+
+def result(source_id: str) -> str:
+    return f"{ID}result/{quote(source_id, safe='/-')}"
+
+
+def aggregate(source_id: str) -> str:
+    return f"{ID}aggregate/{quote(source_id, safe='/-')}"
+
+
+def configuration(config: Configuration) -> str:
+    """IRI of a configuration, from its content: equal settings mint the same node."""
+    content = json.dumps(
+        {
+            "settings": [[s.key, s.value] for s in config.settings],
+            "protocol": config.protocol,
+            "subset": config.subset,
+        },
+        ensure_ascii=False,
+        sort_keys=True,
+    )
+    return f"{ID}configuration/{hashlib.sha256(content.encode('utf-8')).hexdigest()[:20]}"
+
+
+def source(key: str) -> str:
+    return f"{ID}source/{quote(key, safe='/-')}"
+
+
+def graph(key: str) -> str:
+    """Name of the named graph that holds one source page."""
+    return f"{ID}graph/{quote(key, safe='/-')}"

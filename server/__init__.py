@@ -1,0 +1,1 @@
+"""The benchgraph HTTP server."""

@@ -1,0 +1,57 @@
+"""Helpers the tests share: paths, the CLI as a process, a plain index over a store's quads."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pyoxigraph as ox
+
+REPO = Path(__file__).resolve().parents[1]
+SEEDS = REPO.parent / "shared" / "seeds"
+EXAMPLES = REPO / "examples"
+
+
+def run_cli(*args: str, store: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the ``benchgraph`` command in its own process, as a user would."""
+    env = dict(os.environ)
+    if store is not None:
+        env["BENCHGRAPH_STORE"] = str(store)
+    return subprocess.run(
+        [sys.executable, "-m", "benchgraph.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=120,
+    )
+
+
+class Index:
+    """The union of a store's graphs as subject -> predicate -> objects, for plain lookups."""
+
+    def __init__(self, quads: set[ox.Quad]) -> None:
+        self.by_subject: dict[str, dict[str, set[ox.NamedNode | ox.Literal]]] = defaultdict(
+            lambda: defaultdict(set)
+        )
+        for q in quads:
+            self.by_subject[q.subject.value][q.predicate.value].add(q.object)  # type: ignore[arg-type]
+
+    def objects(self, subject: str, predicate: str) -> set[ox.NamedNode | ox.Literal]:
+        return self.by_subject.get(subject, {}).get(predicate, set())
+
+    def one(self, subject: str, predicate: str) -> ox.NamedNode | ox.Literal | None:
+        found = self.objects(subject, predicate)
+        assert len(found) <= 1, f"{subject} has several {predicate}: {found}"
+        return next(iter(found), None)
+
+    def value(self, subject: str, predicate: str) -> str | None:
+        term = self.one(subject, predicate)
+        return None if term is None else term.value
+
+    def subjects_of_type(self, cls: str) -> set[str]:
+        rdf_type = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+        return {s for s, props in self.by_subject.items() if ox.NamedNode(cls) in props[rdf_type]}
