@@ -79,12 +79,13 @@ def aggregate(source_id: str) -> str:
 
 
 def configuration(config: Configuration) -> str:
-    """IRI of a configuration, from its content: equal settings mint the same node."""
+    """IRI of a configuration, from its content: equal configurations mint the same node."""
     content = json.dumps(
         {
             "settings": [[s.key, s.value] for s in config.settings],
             "protocol": config.protocol,
             "subset": config.subset,
+            "json": config.raw_json,
         },
         ensure_ascii=False,
         sort_keys=True,

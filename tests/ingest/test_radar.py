@@ -10,10 +10,11 @@ import ast
 import hashlib
 from collections import Counter
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
-from ingest import radar
+from ingest import radar, radar_results, radar_tables, text
 from ingest.records import Page, PageError, PaperRef, ResultRecord
 
 REPO = Path(__file__).resolve().parents[2]
@@ -373,8 +374,10 @@ def test_sniff() -> None:
     assert not radar.sniff("CompoSET — Model reports · AI Benchmark Radar\n\nno metric line\n")
 
 
-def test_parser_does_not_import_rdflib() -> None:
-    tree = ast.parse(Path(radar.__file__).read_text(encoding="utf-8"))
+@pytest.mark.parametrize("module", [radar, radar_tables, radar_results, text])
+def test_parser_does_not_import_rdflib(module: ModuleType) -> None:
+    assert module.__file__ is not None
+    tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
     imported = {
         alias.name
         for node in ast.walk(tree)

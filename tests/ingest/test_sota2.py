@@ -6,10 +6,11 @@ import hashlib
 import json
 import re
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
-from ingest import sota2
+from ingest import markdown, sota2, sota2_results, text
 from ingest.records import Benchmark, Configuration, MetricDecl, Page, PageError, Setting
 
 REPO = Path(__file__).resolve().parents[2]
@@ -470,5 +471,7 @@ def test_empty_implementation_link() -> None:
     assert "unexpected line in result section 'DreamLLM'" in message
 
 
-def test_parser_does_not_use_rdf() -> None:
-    assert "rdflib" not in Path(sota2.__file__).read_text(encoding="utf-8")
+@pytest.mark.parametrize("module", [sota2, sota2_results, markdown, text])
+def test_parser_does_not_use_rdf(module: ModuleType) -> None:
+    assert module.__file__ is not None
+    assert "rdflib" not in Path(module.__file__).read_text(encoding="utf-8")
