@@ -161,9 +161,9 @@ def _declared_count(page: PageText) -> int:
             "no '这条来源记录收录了 N 条数值成绩' line",
             "the page may be truncated: it ends before its result count",
         )
-    declared = int(found[1])
+    declared = page.number(found[0], found[1], "the declared result count")
     reported = _first(_REPORTED_RE, page.lines)
-    if reported and int(reported[1]) != declared:
+    if reported and page.number(reported[0], reported[1], "the reported count") != declared:
         raise page.error(
             reported[0], f"'报告成绩 {reported[1]}' disagrees with the declared count {declared}"
         )
@@ -173,13 +173,13 @@ def _declared_count(page: PageText) -> int:
 def _reporting_paper(page: PageText, table: str) -> PaperRef:
     """The one cited document that reports the headline ``table`` (the only one, if one)."""
     found = _first(_PAPERS_RE, page.lines)
-    if not found or int(found[1]) < 1:
+    if not found or page.number(found[0], found[1], "the number of cited documents") < 1:
         raise page.error(
             None,
             "no '引用文档及日期（N）' list of cited documents",
             "the reporting paper is the document listed after it",
         )
-    start, count = found[0], int(found[1])
+    start, count = found[0], page.number(found[0], found[1], "the number of cited documents")
     entries = list(page.filled(start))[:count]
     chosen = entries if count == 1 else [e for e in entries if f"({table})" in e[1]]
     if len(chosen) != 1:

@@ -10,7 +10,7 @@ Each kind of table (see ``radar_tables``) has its own reader:
 - evidence: model, value, unit, protocol, date and source, which must agree with the headline.
 
 Short model names in the secondary tables are mapped to the headline (or generative) names with
-``names.reconcile``. Anything that cannot be accounted for raises ``PageError``.
+``names.Reconciler``. Anything that cannot be accounted for raises ``PageError``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from ingest.names import AmbiguousName, normalise, reconcile
+from ingest.names import AmbiguousName, Reconciler, normalise
 from ingest.radar_tables import Table, required
 from ingest.records import AggregateRecord, Configuration, Interval, PaperRef, ResultRecord
 from ingest.text import TRUNCATED, TRUNCATED_OR_EDITED, PageText
@@ -34,7 +34,7 @@ DECIMAL = r"-?[0-9]+(?:\.[0-9]+)?"
 _DECIMAL_RE = re.compile(rf"^{DECIMAL}$")
 _INTERVAL_RE = re.compile(rf"^\[\s*({DECIMAL})\s*,\s*({DECIMAL})\s*\]$")
 _COUNT_RE = re.compile(r"^(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)$")
-_SAMPLE_RE = re.compile(r"([0-9]+)\s*例")
+_SAMPLE_RE = re.compile(r"(?<![0-9])([0-9]+)\s*例")  # starts at a run's first digit: linear
 
 
 @dataclass
@@ -128,10 +128,10 @@ def read_results(
     _headline(build, headline, metric, agreed)
     known = list(values)
     generative = tables.get("generative")
-    protocols = _generative(build, generative, known) if generative else {}
-    known += [model for model in protocols if model not in known]
+    protocols = _generative(build, generative, Reconciler(known)) if generative else {}
+    names = Reconciler(known + [model for model in protocols if model not in known])
     if "subset" in tables:
-        _subset(build, tables["subset"], known)
+        _subset(build, tables["subset"], names)
     if "aggregate" in tables:
         _aggregate(build, tables["aggregate"])
     if "by-length" in tables:
@@ -141,7 +141,7 @@ def read_results(
                 "a caption-length table without the generative sample table",
                 "its rows break down the generative sample",
             )
-        _by_length(build, tables["by-length"], generative, known, protocols)
+        _by_length(build, tables["by-length"], generative, names, protocols)
     return build.results, build.aggregates
 
 
@@ -177,21 +177,22 @@ def _interval(page: PageText, cell: str, line: int) -> Interval:
 
 
 def _count(page: PageText, cell: str, line: int) -> int:
-    count = int(cell.replace(",", "")) if _COUNT_RE.match(cell) else 0
+    digits = cell.replace(",", "")
+    count = int(digits) if _COUNT_RE.match(cell) and len(digits) <= 9 else 0
     if count <= 0:
         raise page.error(line, f"not a positive sample size: {cell!r}")
     return count
 
 
 def _canonical(
-    page: PageText, name: str, known: list[str], line: int, kind: str, new: bool = False
+    page: PageText, name: str, known: Reconciler, line: int, kind: str, new: bool = False
 ) -> str:
     """The known model that ``name`` stands for; ``name`` itself if none and ``new``.
 
     Raises PageError when ``name`` fits several known models, or none and not ``new``.
     """
     try:
-        found = reconcile(name, known)
+        found = known.resolve(name)
     except AmbiguousName as err:
         raise page.error(
             line,
@@ -286,7 +287,7 @@ def _headline(
         )
 
 
-def _subset(build: _Builder, table: Table, known: list[str]) -> None:
+def _subset(build: _Builder, table: Table, known: Reconciler) -> None:
     page = build.page
     for line, (model, edit, n, cell) in table.rows:
         if not edit:
@@ -337,10 +338,11 @@ def _sample(page: PageText, table: Table) -> tuple[str, int]:
             table.line - 1,
             f"the generative table's title gives no sample size ('N例'): {table.title!r}",
         )
-    return f"{found[1]}-example stratified sample", int(found[1])
+    size = page.number(table.line - 1, found[1], "the generative sample size")
+    return f"{found[1]}-example stratified sample", size
 
 
-def _generative(build: _Builder, table: Table, headline: list[str]) -> dict[str, str]:
+def _generative(build: _Builder, table: Table, headline: Reconciler) -> dict[str, str]:
     """Add the generative sample's results; return each canonical model's scoring protocol."""
     page = build.page
     subset, size = _sample(page, table)
@@ -366,7 +368,7 @@ def _generative(build: _Builder, table: Table, headline: list[str]) -> dict[str,
 
 
 def _by_length(
-    build: _Builder, table: Table, generative: Table, known: list[str], protocols: dict[str, str]
+    build: _Builder, table: Table, generative: Table, known: Reconciler, protocols: dict[str, str]
 ) -> None:
     page = build.page
     sample, _ = _sample(page, generative)

@@ -28,7 +28,7 @@ _SOURCE = re.compile(r"^Source: \[(.*)\]\(<([^<>\s]+)>\)$")
 _UPDATED = re.compile(r"^Data updated: (\S+)$")
 _SCOPE_HEADER = re.compile(r"^\|\s*Scope\s*\|\s*Recorded value\s*\|\s*$")
 _METRIC_ITEM = re.compile(r"^- \[((?:\\.|[^\]\\])+)\]\(<([^<>\s]*)>\): (.+?); unit: (\S+?)\.$")
-_FOOTER = re.compile(r"^Page (\d+) of (\d+)\.(?: .*\.)?$")  # a cut footer ends mid-sentence
+_FOOTER = re.compile(r"^Page ([0-9]+) of ([0-9]+)\.(?: .*\.)?$")  # a cut footer ends mid-sentence
 _COUNT = re.compile(r"^(\d+) of (\d+)$")
 _SPLIT = re.compile(r"^(.*\S)\s*\(([^()]+)\)$")
 _SPLIT_WORD = re.compile(r"(?<![a-z])(?:test|val|valid|validation|dev|train)(?![a-z])", re.I)
@@ -99,7 +99,10 @@ def parse(data: bytes, origin: str) -> Page:
         )
     if footer is None:
         raise page.error("end of page", "the closing 'Page X of Y.' line is missing", TRUNCATED)
-    number, count = map(int, _FOOTER.findall(page.lines[footer])[0])
+    number, count = (
+        page.number(footer + 1, text, "page number")
+        for text in _FOOTER.findall(page.lines[footer])[0]
+    )
     if not 1 <= number <= count:
         raise page.error(footer + 1, f"page number {number} of {count} is impossible")
     return Page(
@@ -163,7 +166,10 @@ def _parse_header(page: PageText, end: int) -> tuple[str, str, str, str, str | N
     if source_at is None:
         raise page.error("page", "the 'Source: [...](<url>)' line is missing or malformed")
     url = _SOURCE.findall(lines[source_at])[0][1]
-    slug = urlsplit(url).path.rstrip("/").rsplit("/", 1)[-1]
+    try:
+        slug = urlsplit(url).path.rstrip("/").rsplit("/", 1)[-1]
+    except ValueError:  # e.g. an unbalanced '[' read as an IPv6 host
+        slug = ""
     if not slug:
         raise page.error("Source", f"the Source URL {url!r} has no page name")
     updated_at = _find(page, _UPDATED, end)
@@ -215,7 +221,8 @@ def _parse_scope(page: PageText, end: int) -> _Scope:
     count = _COUNT.match(count_text)
     if not count:
         raise page.error(count_line, f"'Results loaded' is {count_text!r}, expected 'N of M'")
-    declared, total = int(count.group(1)), int(count.group(2))
+    declared = page.number(count_line, count.group(1), "'Results loaded' count")
+    total = page.number(count_line, count.group(2), "'Results loaded' total")
     if declared > total:
         raise page.error(
             count_line,

@@ -17,7 +17,8 @@ from ingest.text import TRUNCATED, TRUNCATED_OR_EDITED, PageText
 
 TABLE = "Recorded results"
 
-_RESULT_LINE = re.compile(r"^(.+): (.*?)\. Result ID: (\S*)\.$")
+# The value holds no colon, so only the last ": " can start it: matching stays linear.
+_RESULT_LINE = re.compile(r"^(.+): ([^:]*?)\. Result ID: (\S*)\.$")
 _LINK_LINE = re.compile(r"^\[(Reporting paper|Method origin paper|Implementation)\]\(<(\S+)>\)$")
 _CONFIG_LINE = re.compile(
     r"^Recorded evaluation configuration: (.*)\. "
@@ -25,8 +26,10 @@ _CONFIG_LINE = re.compile(
 )
 _PAPER_URL = re.compile(r"^https?://[^/\s]+/(?:\S*/)?paper/([0-9a-f]{24})\.md$")
 _HEX_ID = re.compile(r"^[0-9a-f]{24}$")
-_DECIMAL = re.compile(r"^-?\d+(?:\.\d+)?$")  # \d: any Unicode decimal digit
-_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z?)?$")
+_DECIMAL = re.compile(r"^-?[0-9]+(?:\.[0-9]+)?$")  # ASCII digits: xsd:decimal allows no others
+_ISO_DATE = re.compile(
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(?:T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?Z?)?$"
+)
 
 
 @dataclass
@@ -213,7 +216,7 @@ def _configuration(page: PageText, where: str, text: str) -> Configuration:
         return Configuration()
     try:
         parsed = json.loads(text)
-    except ValueError as error:
+    except (ValueError, RecursionError) as error:  # RecursionError: absurdly deep nesting
         raise page.error(
             where, f"evaluation configuration is not valid JSON ({error}): {text!r}"
         ) from None

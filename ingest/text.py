@@ -53,6 +53,16 @@ class PageText:
             where = f"line {where}" if where else None
         return PageError(self.origin, where or "", problem, hint)
 
+    def number(self, where: int | str | None, text: str, what: str) -> int:
+        """Return ``text``, a whole number of at most nine ASCII digits, as an int.
+
+        Raises PageError naming ``what`` otherwise: a count past a billion is a damaged page,
+        and converting thousands of digits would be slow for nothing.
+        """
+        if not (text.isascii() and text.isdigit() and len(text) <= 9):
+            raise self.error(where, f"{what} {text[:20]!r} is not a plausible whole number")
+        return int(text)
+
     def filled(self, start: int = 0) -> Iterator[tuple[int, str]]:
         """Yield (line number, stripped text) of each non-blank line from index ``start`` on."""
         for number, line in enumerate(self.lines[start:], start + 1):
