@@ -7,7 +7,7 @@ half-written page.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -46,14 +46,34 @@ class Store:
 
         Raises StoreError if the write fails; the graph then keeps its previous content.
         """
-        body = "\n".join(f"{t.subject} {t.predicate} {t.object} ." for t in triples)
+        self.replace_graphs({graph: triples})
+
+    def replace_graphs(self, graphs: Mapping[str, Iterable[ox.Triple]]) -> None:
+        """Replace each named graph of ``graphs`` with its triples, all in one transaction
+        (a page's graph and its validation report, for instance).
+
+        Raises StoreError if the write fails; every graph then keeps its previous content.
+        """
         # Terms are printed by pyoxigraph in N-Triples syntax, which SPARQL accepts as is:
         # no page text reaches the update except inside escaped literals and validated IRIs.
-        update = f"DROP SILENT GRAPH <{graph}> ;\nINSERT DATA {{ GRAPH <{graph}> {{\n{body}\n}} }}"
+        # Blank nodes keep their labels, which are unique per graph written (rdflib mints them).
+        drops = [f"DROP SILENT GRAPH <{graph}>" for graph in graphs]
+        inserts = []
+        for graph, triples in graphs.items():
+            body = "\n".join(f"{t.subject} {t.predicate} {t.object} ." for t in triples)
+            inserts.append(f"GRAPH <{graph}> {{\n{body}\n}}")
+        update = " ;\n".join(drops) + " ;\nINSERT DATA {\n" + "\n".join(inserts) + "\n}"
         try:
             self._store.update(update)
         except (OSError, SyntaxError) as error:
-            raise StoreError(f"cannot write graph <{graph}>: {error}") from None
+            names = ", ".join(f"<{graph}>" for graph in graphs)
+            raise StoreError(f"cannot write graph {names}: {error}") from None
+
+    def graph_triples(self, graph: str | None) -> Iterator[ox.Triple]:
+        """Yield the triples of the named graph ``graph`` (None: the default graph)."""
+        name = ox.DefaultGraph() if graph is None else ox.NamedNode(graph)
+        for quad in self._store.quads_for_pattern(None, None, None, name):
+            yield quad.triple
 
     def remove_graph(self, graph: str) -> None:
         """Remove the named graph ``graph`` (a no-op if it is not there)."""

@@ -1,17 +1,20 @@
-"""From files to the store: read, detect the format, parse, map, write one graph per page.
+"""From files to the store: read, detect the format, parse, map, validate, write one graph per
+page.
 
-A page that cannot be read, parsed or mapped changes nothing in the store. Identical bytes
-ingested again change nothing either (not even the ingest time).
+A page that cannot be read, parsed or mapped, or whose graph breaks a shape with severity
+sh:Violation, changes nothing in the store. An accepted page's graph and its validation report
+are written in one transaction. Identical bytes ingested again change nothing either (not even the
+ingest time).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
+from benchgraph import validation
 from benchgraph.store import Store, StoreError
 from ingest import iris, radar, sota2
 from ingest.mapper import map_page
@@ -30,6 +33,7 @@ class Outcome:
     message: str = ""
     results: int = 0
     graph: str | None = None
+    findings: tuple[validation.Finding, ...] = ()  # warnings and infos of an accepted page
 
 
 def read_page(data: bytes, origin: str) -> Page:
@@ -78,7 +82,10 @@ def expand(paths: Iterable[str | Path]) -> Iterator[Path | Outcome]:
 
 
 def ingest_file(store: Store, path: Path, now: str | None = None) -> Outcome:
-    """Load one file into ``store``: its page replaces that page's graph, atomically."""
+    """Load one file into ``store``: its page, once validated against the shapes, replaces that
+    page's graph and its stored validation report, atomically. A page with a violation is
+    ``refused`` and the store is untouched; the Outcome's message names the file, the focus
+    nodes' source IDs and the shapes' messages."""
     origin = str(path)
     try:
         data = path.read_bytes()
@@ -89,10 +96,19 @@ def ingest_file(store: Store, path: Path, now: str | None = None) -> Outcome:
         graph, source = iris.graph(page.key), iris.source(page.key)
         if store.source_hash(graph, source) == page.sha256:
             return Outcome(origin, "unchanged", "", len(page.results), graph)
-        triples = map_page(page, now or datetime.now(UTC).isoformat(timespec="seconds"))
-        store.replace_graph(graph, triples)
+        when = now or validation.now()
+        triples = map_page(page, when)
+        conforms, report = validation.validate_triples(triples, origin)
+        if not conforms:
+            return Outcome(origin, "refused", report.refusal())
+        report_graph = validation.report_graph(graph)
+        store.replace_graphs(
+            {graph: triples, report_graph: report.triples(report_graph, source, when)}
+        )
     except PageError as error:
         return Outcome(origin, "refused", str(error))
+    except validation.ShapesError as error:
+        return Outcome(origin, "unreadable", f"{origin}: cannot validate: {error}")
     except StoreError as error:
         return Outcome(origin, "unreadable", f"{origin}: {error}")
-    return Outcome(origin, "loaded", "", len(page.results), graph)
+    return Outcome(origin, "loaded", "", len(page.results), graph, report.findings)

@@ -1,0 +1,104 @@
+"""The ``validate`` and ``audit`` commands.
+
+``benchgraph validate`` exits 0 when the store conforms to the current shapes, 1 when something
+breaks a shape with severity sh:Violation (on a page or across pages), 2 on an error (shapes that
+do not parse, a store that cannot be opened). ``benchgraph audit`` exits 0, or 2 on an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import date
+
+from benchgraph import audit, settings, validation
+from benchgraph.cli import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, store_option
+from benchgraph.store import Store
+
+DEFAULT_STALE_DAYS = 180
+
+
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``validate`` and ``audit`` commands to the ``benchgraph`` command line."""
+    validate = commands.add_parser(
+        "validate",
+        help="re-validate the whole store against the current shapes",
+        description="Re-validate every page of the store against the shapes in shapes/ (they may "
+        "have changed since ingest), one page at a time, then run the cross-page checks "
+        "(queries/check-*.rq). Each page's report replaces its stored report. "
+        "Exit codes: 0 conforms; 1 violations; 2 error.",
+    )
+    validate.add_argument("--format", choices=("text", "json", "turtle"), default="text")
+    validate.add_argument(
+        "--no-save", action="store_true", help="do not replace the stored validation reports"
+    )
+    store_option(validate)
+    validate.set_defaults(handler=run_validate)
+
+    audit_ = commands.add_parser(
+        "audit",
+        help="the provenance audit: self-reported results, missing origins, stale pages …",
+        description="Per source page and overall: results self-reported (the reporting paper "
+        "introduced the method) or reported by another paper (which is not independent "
+        "reproduction), methods without an origin paper, results without configuration, "
+        "partial coverage, stale pages, and the stored validation findings. Each section is a "
+        "named query (queries/audit-*.rq). Exit codes: 0 done; 2 error.",
+    )
+    audit_.add_argument("--format", choices=("text", "json", "html"), default="text")
+    audit_.add_argument(
+        "--stale-days",
+        type=_days,
+        default=DEFAULT_STALE_DAYS,
+        metavar="N",
+        help=f"a page whose data was updated more than N days ago is stale "
+        f"(default {DEFAULT_STALE_DAYS})",
+    )
+    audit_.add_argument(
+        "--as-of",
+        type=_date,
+        metavar="YYYY-MM-DD",
+        help="count the days back from this date instead of today",
+    )
+    store_option(audit_)
+    audit_.set_defaults(handler=run_audit)
+
+
+def _days(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of days")
+    return int(text)
+
+
+def _date(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    with Store(settings.get("store", args.store)) as store:
+        try:
+            conforms, report = validation.validate_store(store, save=not args.no_save)
+        except validation.ShapesError as error:
+            sys.stderr.write(f"benchgraph: error: {error}\n")
+            return EXIT_ERROR
+    if args.format == "json":
+        sys.stdout.write(report.as_json())
+    elif args.format == "turtle":
+        sys.stdout.write(report.turtle())
+    else:
+        sys.stdout.write(report.text())
+    return EXIT_OK if conforms else EXIT_REFUSED
+
+
+def run_audit(args: argparse.Namespace) -> int:
+    with Store(settings.get("store", args.store)) as store:
+        result = audit.run_audit(store, args.stale_days, args.as_of)
+    if args.format == "json":
+        sys.stdout.write(result.as_json())
+    elif args.format == "html":
+        sys.stdout.write(result.html())
+    else:
+        sys.stdout.write(result.text())
+    return EXIT_OK

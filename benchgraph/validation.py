@@ -1,0 +1,400 @@
+"""Validation against the SHACL shapes in ``shapes/``: the ingest gate, re-validating a store,
+and validation reports as data.
+
+Validation is a result, not an exception: ``(conforms, report)``; a page conforms when no
+finding has severity ``sh:Violation``. pyshacl only ever sees one page's graph in memory (tens of
+milliseconds for a page of thirty results, about a quarter of a second for the 273 results of the
+Radar seed page), so re-validating a store grows linearly with its pages. It never runs over the
+store itself: what no single page can show is checked by the ``queries/check-*.rq`` queries, each
+paired with a shape of the same name (``bgsh:check-metric-units``) that gives its severity and
+message.
+
+The report of each page is kept in the store, in a named graph of its own beside the page's
+graph (see :func:`report_graph`), as a ``sh:ValidationReport`` whose ``dcterms:subject`` is the
+page's ``bg:SourceDocument``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import quote
+
+import pyoxigraph as ox
+import pyshacl
+import rdflib
+from rdflib import RDF, BNode, URIRef
+from rdflib.collection import Collection
+from rdflib.term import Node
+
+from benchgraph import queries, resources, terms
+from benchgraph import vocab as V
+from benchgraph.store import Store
+
+SH = rdflib.Namespace("http://www.w3.org/ns/shacl#")
+BGSH = "https://w3id.org/benchgraph/shapes#"
+PAGE_GRAPHS = V.ID + "graph/"
+REPORT_GRAPHS = V.ID + "report/"
+SEVERITIES = ("Violation", "Warning", "Info")
+PREFIXES = {**V.PREFIXES, "bgsh": BGSH, "sh": str(SH), "qudt": "http://qudt.org/schema/qudt/"}
+_KINDS = {
+    V.Result: "result",
+    V.Aggregate: "aggregate",
+    V.SourceDocument: "source",
+    V.Method: "method",
+    V.Metric: "metric",
+    V.Benchmark: "benchmark",
+    V.Paper: "paper",
+}
+
+
+class ShapesError(Exception):
+    """The shapes cannot be used: a file does not parse, a shape is malformed, or a cross-page
+    check has no shape."""
+
+
+def compact(term: Node | str) -> str:
+    """An IRI as ``prefix:local`` when a known prefix fits, else as it is."""
+    text = str(term)
+    for prefix, namespace in PREFIXES.items():
+        if text.startswith(namespace) and len(text) > len(namespace):
+            return f"{prefix}:{text[len(namespace) :]}"
+    return text
+
+
+# ---------------------------------------------------------------------------------------------
+# Shapes
+
+_shapes_cache: dict[Path, tuple[tuple[tuple[str, int, int], ...], rdflib.Graph]] = {}
+
+
+def shapes_graph(folder: Path | None = None) -> rdflib.Graph:
+    """Every ``*.ttl`` file of ``folder`` (default: the shapes folder) as one graph, re-read
+    when a file changes. Raises ShapesError naming a file that does not parse."""
+    folder = folder or resources.shapes_dir()
+    files = sorted(folder.glob("*.ttl"))
+    if not files:
+        raise ShapesError(f"no shapes (*.ttl) in {folder}")
+    key = tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in files)
+    cached = _shapes_cache.get(folder)
+    if cached and cached[0] == key:
+        return cached[1]
+    graph = rdflib.Graph()
+    for path in files:
+        try:
+            graph.parse(path, format="turtle")
+        except Exception as error:  # rdflib raises many types for bad Turtle
+            raise ShapesError(f"{path}: not valid Turtle: {error}") from None
+    _shapes_cache[folder] = (key, graph)
+    return graph
+
+
+def shape_text(shapes: rdflib.Graph, shape: str) -> tuple[str, str]:
+    """The severity (``Violation``, ...) and message of ``shape``. Raises ShapesError if absent."""
+    severity = shapes.value(URIRef(shape), SH.severity)
+    message = shapes.value(URIRef(shape), SH.message)
+    if severity is None or message is None:
+        raise ShapesError(f"no shape {compact(shape)} with sh:severity and sh:message in shapes/")
+    return str(severity).removeprefix(str(SH)), str(message)
+
+
+# ---------------------------------------------------------------------------------------------
+# Findings and reports
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One validation result, with what a reader needs to find the thing it is about."""
+
+    severity: str  # "Violation", "Warning" or "Info"
+    shape: str  # IRI of the source shape
+    message: str
+    focus: str  # IRI (or blank node label) of the focus node
+    kind: str  # "result", "method", "source", ... or "node"
+    name: str  # the focus node's source ID, else its label, else its IRI
+    page: str  # the file (at ingest) or the page's source ID (in the store)
+    path: str | None = None
+    value: str | None = None
+
+    def describe(self) -> str:
+        """``result 69aa…: needs exactly one unit … [bgsh:Result-unit, bg:unit]``."""
+        where = ", ".join(x for x in (compact(self.shape), self.path) if x)
+        return f"{self.kind} {self.name}: {self.message} [{where}]"
+
+    def text(self) -> str:
+        return f"{self.severity.lower()}: {self.page}: {self.describe()}"
+
+    def as_dict(self) -> dict[str, str | None]:
+        return {
+            "severity": self.severity,
+            "page": self.page,
+            "focus": self.focus,
+            "kind": self.kind,
+            "sourceId": self.name,
+            "path": self.path,
+            "shape": self.shape,
+            "value": self.value,
+            "message": self.message,
+        }
+
+
+def path_text(graph: rdflib.Graph, path: Node | None) -> str | None:
+    """A SHACL path of ``graph`` as text: ``bg:unit``, or ``bg:metric/bg:unit`` for a sequence."""
+    if path is None:
+        return None
+    if isinstance(path, BNode):  # a sequence path: an RDF list of predicates
+        items = list(Collection(graph, path))
+        return "/".join(compact(i) for i in items) if items else None
+    return compact(path)
+
+
+def _describe_focus(data: rdflib.Graph, focus: Node) -> tuple[str, str]:
+    kinds = [_KINDS[str(t)] for t in data.objects(focus, RDF.type) if str(t) in _KINDS]
+    names = sorted(str(n) for n in data.objects(focus, URIRef(V.identifier)))
+    names = names or sorted(str(n) for n in data.objects(focus, URIRef(V.label)))
+    return (kinds[0] if kinds else "node"), (names[0] if names else str(focus))
+
+
+@dataclass(frozen=True)
+class Report:
+    """The validation report of one page: its findings and the SHACL report graph."""
+
+    page: str
+    findings: tuple[Finding, ...]
+    graph: rdflib.Graph = field(compare=False, repr=False)
+
+    @property
+    def conforms(self) -> bool:
+        return not any(f.severity == "Violation" for f in self.findings)
+
+    def count(self, severity: str) -> int:
+        return sum(1 for f in self.findings if f.severity == severity)
+
+    def refusal(self, limit: int = 20) -> str:
+        """Why the page is refused: the page, then one line per violation (focus, message)."""
+        violations = [f for f in self.findings if f.severity == "Violation"]
+        lines = [f"  {f.describe()}" for f in violations[:limit]]
+        if len(violations) > limit:
+            lines.append(f"  … and {len(violations) - limit} more")
+        n = len(violations)
+        head = f"{self.page}: {n} violation{'s' if n != 1 else ''} of the shapes, nothing written:"
+        return "\n".join([head, *lines])
+
+    def triples(self, iri: str, subject: str | None, when: str) -> list[ox.Triple]:
+        """The report as triples to store: the report node is ``iri``, about ``subject`` (the
+        page's source document), made at ``when`` (an xsd:dateTime lexical form)."""
+        report = URIRef(iri)
+        graph = rdflib.Graph()
+        for s, p, o in self.graph:
+            if p == SH.conforms:
+                continue
+            graph.add((report if (s, RDF.type, SH.ValidationReport) in self.graph else s, p, o))
+        graph.add((report, RDF.type, SH.ValidationReport))
+        graph.add((report, SH.conforms, rdflib.Literal(self.conforms)))
+        graph.add((report, URIRef(V.generatedAtTime), rdflib.Literal(when, datatype=_dt())))
+        if subject is not None:
+            graph.add((report, URIRef(V.DCTERMS + "subject"), URIRef(subject)))
+        return [terms.to_oxigraph_triple(*t) for t in graph]
+
+
+def _dt() -> URIRef:
+    return URIRef(V.XSD + "dateTime")
+
+
+def now() -> str:
+    """The current time as an xsd:dateTime lexical form (UTC, seconds)."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def validate_graph(
+    data: rdflib.Graph, page: str, shapes: rdflib.Graph | None = None
+) -> tuple[bool, Report]:
+    """Validate one page's graph; return ``(conforms, report)``.
+
+    ``page`` names the page in findings. Raises ShapesError when the shapes cannot be used.
+    """
+    shapes = shapes if shapes is not None else shapes_graph()
+    try:
+        _, graph, _ = pyshacl.validate(
+            data, shacl_graph=shapes, inference="none", inplace=True, allow_warnings=True
+        )
+    except pyshacl.errors.ReportableRuntimeError as error:
+        raise ShapesError(f"the shapes cannot be applied: {error.message}") from None
+    if not isinstance(graph, rdflib.Graph):  # pyshacl returns a ValidationFailure as the graph
+        raise ShapesError(f"the shapes cannot be applied: {graph}")
+    findings = []
+    for result in graph.subjects(RDF.type, SH.ValidationResult):
+        focus = graph.value(result, SH.focusNode)
+        kind, name = _describe_focus(data, focus) if focus is not None else ("node", "")
+        value = graph.value(result, SH.value)
+        findings.append(
+            Finding(
+                severity=str(graph.value(result, SH.resultSeverity)).removeprefix(str(SH)),
+                shape=str(graph.value(result, SH.sourceShape)),
+                message=str(graph.value(result, SH.resultMessage) or ""),
+                focus=str(focus),
+                kind=kind,
+                name=name,
+                page=page,
+                path=path_text(graph, graph.value(result, SH.resultPath)),
+                value=None if value is None else str(value),
+            )
+        )
+    findings.sort(key=lambda f: (SEVERITIES.index(f.severity), f.kind, f.name, f.shape))
+    report = Report(page, tuple(findings), graph)
+    return report.conforms, report
+
+
+def validate_triples(triples: Iterable[ox.Triple], page: str) -> tuple[bool, Report]:
+    """Validate the triples of one page (the mapper's output); see :func:`validate_graph`."""
+    return validate_graph(terms.to_graph(triples), page)
+
+
+def report_graph(page_graph: str) -> str:
+    """Name of the graph that holds the validation report of the graph ``page_graph``."""
+    if page_graph.startswith(PAGE_GRAPHS):
+        return REPORT_GRAPHS + page_graph[len(PAGE_GRAPHS) :]
+    return REPORT_GRAPHS + "other/" + quote(page_graph, safe="")
+
+
+# ---------------------------------------------------------------------------------------------
+# The whole store
+
+
+@dataclass
+class StoreReport:
+    """The result of re-validating a store: one report per page and the cross-page findings."""
+
+    pages: list[Report]
+    cross_page: list[Finding]
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for r in self.pages for f in r.findings] + self.cross_page
+
+    @property
+    def conforms(self) -> bool:
+        return not any(f.severity == "Violation" for f in self.findings)
+
+    def count(self, severity: str) -> int:
+        return sum(1 for f in self.findings if f.severity == severity)
+
+    def summary(self) -> str:
+        counts = ", ".join(f"{self.count(s)} {s.lower()}s" for s in SEVERITIES)
+        verdict = "conforms" if self.conforms else "does not conform"
+        return f"{len(self.pages)} pages and the cross-page checks validated: {counts}; {verdict}"
+
+    def text(self) -> str:
+        return "".join(f.text() + "\n" for f in self.findings) + self.summary() + "\n"
+
+    def as_json(self) -> str:
+        document = {
+            "conforms": self.conforms,
+            "pages": len(self.pages),
+            **{s.lower() + "s": self.count(s) for s in SEVERITIES},
+            "findings": [f.as_dict() for f in self.findings],
+        }
+        return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+    def turtle(self) -> str:
+        """One sh:ValidationReport holding every finding, pages and cross-page checks alike."""
+        graph = rdflib.Graph()
+        for prefix, namespace in PREFIXES.items():
+            graph.bind(prefix, namespace)
+        report = BNode()
+        graph.add((report, RDF.type, SH.ValidationReport))
+        graph.add((report, SH.conforms, rdflib.Literal(self.conforms)))
+        for page in self.pages:
+            for s, p, o in page.graph:
+                if (s, RDF.type, SH.ValidationReport) in page.graph:
+                    if p == SH.result:
+                        graph.add((report, p, o))
+                else:
+                    graph.add((s, p, o))
+        for f in self.cross_page:
+            node = BNode()
+            graph.add((report, SH.result, node))
+            graph.add((node, RDF.type, SH.ValidationResult))
+            graph.add((node, SH.focusNode, URIRef(f.focus)))
+            graph.add((node, SH.resultSeverity, SH[f.severity]))
+            graph.add((node, SH.sourceShape, URIRef(f.shape)))
+            graph.add((node, SH.sourceConstraintComponent, SH.SPARQLConstraintComponent))
+            graph.add((node, SH.resultMessage, rdflib.Literal(f.message)))
+        return graph.serialize(format="turtle")
+
+
+def _page_name(data: rdflib.Graph, graph: str | None) -> tuple[str, str | None]:
+    """The source ID and IRI of the page a graph holds (its graph name if it has no source)."""
+    for source in sorted(data.subjects(RDF.type, URIRef(V.SourceDocument)), key=str):
+        name = data.value(source, URIRef(V.identifier))
+        return (str(name) if name is not None else str(source)), str(source)
+    return (graph or "default graph"), None
+
+
+def cross_page_findings(store: Store, shapes: rdflib.Graph | None = None) -> list[Finding]:
+    """Run every ``check-*.rq`` over the store: each row is a finding on its first column.
+
+    Raises ShapesError for a check with no shape ``bgsh:<name>``, QueryError for a bad query.
+    """
+    shapes = shapes if shapes is not None else shapes_graph()
+    findings = []
+    for path in sorted(resources.queries_dir().glob("check-*.rq")):
+        named = queries.load(path)
+        name = named.name
+        severity, message = shape_text(shapes, BGSH + name)
+        answer = store.query(named.text)
+        if not isinstance(answer, ox.QuerySolutions):
+            raise queries.QueryError(f"{named.path}: a check must be a SELECT query")
+        columns = [v.value for v in answer.variables]
+        for row in answer:
+            values = {c: row[c].value for c in columns if row[c] is not None}
+            focus = values.pop(columns[0])
+            label = values.pop("label", None) or values.pop("identifier", None) or focus
+            details = "; ".join(f"{k}: {v}" for k, v in values.items())
+            text = f"{message} ({details})" if details else message
+            findings.append(
+                Finding(severity, BGSH + name, text, focus, columns[0], label, "across pages")
+            )
+    return findings
+
+
+def page_graphs(store: Store) -> list[str | None]:
+    """The graphs to validate: every named graph but the reports, and the default graph if it
+    holds anything (None)."""
+    graphs: list[str | None] = [g for g in store.named_graphs() if not g.startswith(REPORT_GRAPHS)]
+    if next(store.graph_triples(None), None) is not None:
+        graphs.append(None)
+    return graphs
+
+
+def validate_store(
+    store: Store, *, save: bool = True, when: str | None = None
+) -> tuple[bool, StoreReport]:
+    """Re-validate every page of ``store`` against the current shapes, one page at a time, and
+    run the cross-page checks. With ``save``, each page's report replaces its stored report
+    and reports of pages no longer in the store are removed.
+
+    Returns ``(conforms, report)``. Raises ShapesError, QueryError or StoreError.
+    """
+    shapes = shapes_graph()
+    when = when or now()
+    reports = []
+    kept = set()
+    for graph in page_graphs(store):
+        data = terms.to_graph(store.graph_triples(graph))
+        page, source = _page_name(data, graph)
+        _, report = validate_graph(data, page, shapes)
+        reports.append(report)
+        if save and graph is not None:
+            name = report_graph(graph)
+            kept.add(name)
+            store.replace_graphs({name: report.triples(name, source, when)})
+    if save:
+        for stale in store.named_graphs():
+            if stale.startswith(REPORT_GRAPHS) and stale not in kept:
+                store.remove_graph(stale)
+    result = StoreReport(reports, cross_page_findings(store, shapes))
+    return result.conforms, result
