@@ -1,8 +1,11 @@
-# The two commands: `make run` (install, load examples/, answer a question) and `make test`.
+# The two commands: `make run` (install, load examples/, serve them, answer a question over HTTP)
+# and `make test`.
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV ?= .venv
 BIN := $(VENV)/bin
 STORE ?= var/store
+PORT ?= 8080
+PAPER := 68fa791f1e209131cea7c381
 
 .PHONY: run test lint install
 
@@ -14,10 +17,16 @@ $(VENV)/.installed: pyproject.toml .ci/constraints.txt
 	$(BIN)/pip install --quiet -c .ci/constraints.txt -e '.[dev]'
 	touch $@
 
+# Serves until Ctrl-C; the server stops gracefully and releases the store.
 run: install
 	$(BIN)/benchgraph ingest --store $(STORE) examples/
-	$(BIN)/benchgraph query --store $(STORE) methods-introduced-by-paper --param paper=68fa791f1e209131cea7c381
-	$(BIN)/benchgraph query --store $(STORE) methods-reported-by-paper --param paper=68fa791f1e209131cea7c381
+	@$(BIN)/benchgraph serve --store $(STORE) --port $(PORT) & server=$$!; \
+	trap 'kill $$server 2>/dev/null' INT TERM; \
+	if $(BIN)/python -m server.ask http://127.0.0.1:$(PORT)/ methods-introduced-by-paper paper=$(PAPER) \
+	   && $(BIN)/python -m server.ask http://127.0.0.1:$(PORT)/ methods-reported-by-paper paper=$(PAPER); \
+	then echo "benchgraph is serving http://127.0.0.1:$(PORT)/ (SPARQL: http://127.0.0.1:$(PORT)/sparql); Ctrl-C stops it"; \
+	else kill $$server 2>/dev/null; fi; \
+	wait $$server
 
 lint: install
 	$(BIN)/ruff check .

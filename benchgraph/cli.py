@@ -24,7 +24,7 @@ EXIT_OK, EXIT_REFUSED, EXIT_ERROR = 0, 1, 2
 
 # Modules that add further commands. Each has ``add_commands(subparsers)``, which adds its
 # commands with ``set_defaults(handler=...)``; a handler takes the namespace and returns the code.
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("benchgraph.quality_cli", "server.cli")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -60,6 +60,11 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("paths", nargs="+", metavar="PATH", help="a page file or a folder")
     store_option(ingest)
     ingest.add_argument("--quiet", action="store_true", help="print only the summary line")
+    ingest.add_argument(
+        "--verbose",
+        action="store_true",
+        help="also list each warning and info the shapes found on the loaded pages",
+    )
     ingest.set_defaults(handler=run_ingest)
 
     query = commands.add_parser(
@@ -105,10 +110,16 @@ def run_ingest(args: argparse.Namespace) -> int:
         counts[o.status] += 1
         if o.message:
             sys.stderr.write(f"{o.status}: {o.message}\n")
+        if args.verbose:
+            sys.stderr.writelines(f.text() + "\n" for f in o.findings)
     results = sum(o.results for o in outcomes if o.status in ("loaded", "unchanged"))
+    warnings = sum(1 for o in outcomes for f in o.findings if f.severity == "Warning")
+    infos = sum(1 for o in outcomes for f in o.findings if f.severity == "Info")
+    hint = " (--verbose lists them)" if (warnings or infos) and not args.verbose else ""
     print(
         f"{counts['loaded']} loaded, {counts['unchanged']} unchanged, {counts['refused']} refused, "
-        f"{counts['unreadable']} unreadable; {results} results in the loaded pages"
+        f"{counts['unreadable']} unreadable; {results} results in the loaded pages; "
+        f"{warnings} warnings, {infos} infos{hint}"
     )
     if counts["unreadable"]:
         return EXIT_ERROR

@@ -34,7 +34,14 @@ _PARAM = re.compile(
 
 
 class QueryError(Exception):
-    """A named query that does not exist, a malformed header, or a bad parameter value."""
+    """A named query that does not exist, a malformed header, or a bad parameter value.
+
+    ``parameter`` names the parameter at fault, when there is one.
+    """
+
+    def __init__(self, message: str, parameter: str | None = None) -> None:
+        super().__init__(message)
+        self.parameter = parameter
 
 
 def _to_iri(text: str) -> NamedNode:
@@ -70,6 +77,14 @@ def _name_or_iri(mint: Callable[[str], str]) -> Callable[[str], NamedNode]:
     return convert
 
 
+def _iri_or_label(text: str) -> NamedNode | Literal:
+    """An IRI as such; anything else as a plain literal the query matches against labels."""
+    text = text.strip()
+    if not text:
+        raise ValueError("empty")
+    return NamedNode(text) if text.startswith(("http://", "https://")) else Literal(text)
+
+
 # Parameter types: how a value given as text becomes an RDF term.
 CONVERTERS: dict[str, Callable[[str], NamedNode | Literal]] = {
     "paper": lambda text: NamedNode(iris.paper_from_user(text)),
@@ -79,6 +94,8 @@ CONVERTERS: dict[str, Callable[[str], NamedNode | Literal]] = {
     "integer": _to_integer,
     "decimal": _to_decimal,
     "date": _to_date,
+    "benchmark": _iri_or_label,
+    "metric": _iri_or_label,
 }
 
 
@@ -109,20 +126,23 @@ class NamedQuery:
         for name in values:
             if name not in known:
                 listed = ", ".join(sorted(known)) or "none"
-                raise QueryError(f"{self.name}: unknown parameter {name!r} (parameters: {listed})")
+                raise QueryError(
+                    f"{self.name}: unknown parameter {name!r} (parameters: {listed})", name
+                )
         bound: dict[str, NamedNode | Literal] = {}
         for p in self.params:
             text = values.get(p.name, p.default)
             if text is None:
                 if p.required:
-                    raise QueryError(f"{self.name}: parameter {p.name!r} is required ({p.help})")
+                    raise QueryError(
+                        f"{self.name}: parameter {p.name!r} is required ({p.help})", p.name
+                    )
                 continue
             try:
                 bound[p.name] = CONVERTERS[p.type](text)
             except ValueError as error:
-                raise QueryError(
-                    f"{self.name}: parameter {p.name!r}: {text!r} is not a valid {p.type} ({error})"
-                ) from None
+                message = f"{text!r} is not a valid {p.type} ({error})"
+                raise QueryError(f"{self.name}: parameter {p.name!r}: {message}", p.name) from None
         return bound
 
 

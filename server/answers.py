@@ -1,0 +1,74 @@
+"""Answers as HTTP responses: the serialised body with its media type, or an HTML table.
+
+A cut answer (more rows than the ``max_rows`` setting) carries ``Benchgraph-Truncated: N``,
+N being the number of rows it holds.
+"""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import urlencode
+
+from flask import Response, render_template, request
+
+from server import media
+from server.engine import Answer
+
+
+def cell(term: dict[str, object] | None) -> dict[str, str]:
+    """A SPARQL JSON term as an HTML table cell: its text, and a link for an IRI."""
+    if term is None:
+        return {"text": ""}
+    value = str(term.get("value", ""))
+    if term.get("type") == "uri":
+        return {"text": value, "href": value}
+    if term.get("type") == "bnode":
+        return {"text": f"_:{value}"}
+    if term.get("type") == "triple":
+        return {"text": json.dumps(term.get("value"), ensure_ascii=False)}
+    return {"text": value, "lang": str(term.get("xml:lang", ""))}
+
+
+def table(answer: Answer) -> tuple[list[str], list[list[dict[str, str]]]]:
+    """Column names and cells of an answer serialised as SPARQL JSON."""
+    document = json.loads(answer.body)
+    if "boolean" in document:
+        return ["boolean"], [[{"text": "true" if document["boolean"] else "false"}]]
+    names = list(document["head"]["vars"])
+    rows = [[cell(binding.get(n)) for n in names] for binding in document["results"]["bindings"]]
+    return names, rows
+
+
+def alternatives() -> list[tuple[str, str]]:
+    """Links to this GET request's answer in each results format (for the HTML page)."""
+    if request.method != "GET":
+        return []
+    links = []
+    for m in media.of_kind("results"):
+        args = request.args.to_dict(flat=False)
+        args["format"] = [m.key]
+        links.append((m.key, f"{request.path}?{urlencode(args, doseq=True)}"))
+    return links
+
+
+def respond(answer: Answer, page: bool = False, title: str = "", **context: object) -> Response:
+    """The response for ``answer``: its body as serialised, or (``page``) an HTML table of it
+    (the answer must then be SPARQL JSON)."""
+    if page:
+        names, rows = table(answer)
+        text = render_template(
+            "table.html",
+            title=title,
+            names=names,
+            rows=rows,
+            answer=answer,
+            links=alternatives(),
+            **context,
+        )
+        response = Response(text, content_type=media.BY_KEY["html"].content_type)
+    else:
+        response = Response(answer.body, content_type=media.BY_KEY[answer.format].content_type)
+    response.headers["Vary"] = "Accept"
+    if answer.truncated:
+        response.headers["Benchgraph-Truncated"] = str(answer.rows)
+    return response

@@ -1,0 +1,65 @@
+"""The application factory: the one place a benchgraph web app is made.
+
+``create_app(config)`` resolves the settings (built-in defaults, then ``BENCHGRAPH_*``
+environment variables, then ``config``), loads the named-query catalogue (a malformed header
+stops it here, naming the file and line) and registers one blueprint per surface: the SPARQL
+protocol (``/sparql``), the named queries (``/queries``) and the API description (``/`` and
+``/openapi.json``). Nothing is read at import time.
+"""
+
+from __future__ import annotations
+
+import atexit
+from collections.abc import Mapping
+
+from flask import Flask, Response
+
+from benchgraph import queries, settings
+from server import docs, errors, named, sparql
+from server.backend import Backend
+
+# The settings a served app uses (host, port and threads are read by `benchgraph serve`).
+SETTING_NAMES = tuple(
+    s.name for s in settings.SETTINGS if s.name == "store" or s.command == "serve"
+)
+
+_CORS = {
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
+    "Access-Control-Allow-Headers": "Accept, Content-Type, If-None-Match, If-Modified-Since",
+    "Access-Control-Expose-Headers": "ETag, Last-Modified, Benchgraph-Truncated",
+    "Access-Control-Max-Age": "3600",
+}
+
+
+def create_app(config: Mapping[str, object] | None = None) -> Flask:
+    """Return a configured benchgraph app.
+
+    ``config`` maps setting names (see ``benchgraph.settings``) to values. Raises SettingError
+    for a bad setting and QueryError for a named query whose header is malformed. The app's
+    query workers start on first use; ``app.extensions["benchgraph"].pool.close()`` stops them.
+    """
+    values = settings.resolve(SETTING_NAMES, config)
+    catalogue = queries.catalogue()
+    app = Flask(__name__)
+    app.config["MAX_CONTENT_LENGTH"] = int(values["max_request_bytes"])
+    app.config["MAX_FORM_MEMORY_SIZE"] = int(values["max_request_bytes"])
+    app.config["BENCHGRAPH"] = values
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.json.ensure_ascii = False  # type: ignore[attr-defined]
+    backend = Backend(values, catalogue)
+    app.extensions["benchgraph"] = backend
+    atexit.register(backend.pool.close)
+    errors.register(app)
+    app.register_blueprint(sparql.blueprint)
+    app.register_blueprint(named.blueprint)
+    app.register_blueprint(docs.blueprint)
+
+    @app.after_request
+    def cross_origin(response: Response) -> Response:
+        # Read-only public data: any web page (YASGUI, for one) may query it.
+        for key, value in _CORS.items():
+            response.headers.setdefault(key, value)
+        return response
+
+    return app

@@ -1,0 +1,108 @@
+"""What the views share: the settings, the named-query catalogue, the worker pool and the cache.
+
+Views never build stores; they ask for the app's backend (:func:`current`), which starts its
+query workers on first use (``benchgraph serve`` starts them before it listens).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Hashable
+from typing import cast
+
+from flask import current_app, request
+
+from benchgraph.queries import NamedQuery
+from server import media
+from server.engine import Answer, Failure, Job
+from server.errors import ApiError
+from server.workers import WorkerPool
+
+_POSITION = re.compile(r"^error at (\d+):(\d+): ?")
+CACHE_ENTRIES = 256
+CACHE_ENTRY_BYTES = 4 * 1024 * 1024
+
+
+class Cache:
+    """A small least-recently-used map of finished answers (thread-safe)."""
+
+    def __init__(self, entries: int) -> None:
+        self.entries = entries
+        self._items: OrderedDict[Hashable, Answer] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> Answer | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def put(self, key: Hashable, answer: Answer) -> None:
+        if len(answer.body) > CACHE_ENTRY_BYTES:
+            return
+        with self._lock:
+            self._items[key] = answer
+            self._items.move_to_end(key)
+            while len(self._items) > self.entries:
+                self._items.popitem(last=False)
+
+
+class Backend:
+    """The per-app state: ``config`` holds the resolved settings by name."""
+
+    def __init__(self, config: dict[str, str | int | float], catalogue: dict[str, NamedQuery]):
+        self.config = config
+        self.catalogue = catalogue
+        self.pool = WorkerPool(
+            str(config["store"]), int(config["workers"]), float(config["query_timeout"])
+        )
+        self.cache = Cache(CACHE_ENTRIES)
+
+    @property
+    def max_rows(self) -> int:
+        return int(self.config["max_rows"])
+
+    def graphs(self) -> list[str]:
+        """The named graphs of the store (starting the workers if need be)."""
+        self.pool.start()
+        return self.pool.graphs
+
+    def base_url(self) -> str:
+        """The service's public URL, ending in a slash."""
+        configured = str(self.config["base_iri"])
+        return configured.rstrip("/") + "/" if configured else request.url_root
+
+    def run(self, job: Job) -> Answer:
+        """Run ``job``; return its answer or raise ApiError with the status to answer."""
+        reply = self.pool.run(job)
+        if isinstance(reply, Answer):
+            return reply
+        raise failure_error(reply)
+
+
+def failure_error(failure: Failure) -> ApiError:
+    """The ApiError for what a worker reported."""
+    if failure.reason == "syntax":
+        found = _POSITION.match(failure.message)
+        error = ApiError(400, f"malformed query: {failure.message}")
+        if found:
+            error.fields.update(line=int(found[1]), column=int(found[2]))
+        return error
+    if failure.reason == "not_acceptable":
+        kinds = ("results", "page") if failure.kind == "results" else ("graph",)
+        offered = ", ".join(m.mime for m in media.of_kind(*kinds))
+        return ApiError(
+            406,
+            f"none of the acceptable formats fits this query's answer; it can be had as: {offered}",
+        )
+    if failure.reason == "evaluation":
+        return ApiError(400, f"the query could not be evaluated: {failure.message}")
+    return ApiError(500, f"the store could not be read: {failure.message}")
+
+
+def current() -> Backend:
+    """The backend of the app handling the request."""
+    return cast(Backend, current_app.extensions["benchgraph"])

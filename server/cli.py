@@ -1,0 +1,126 @@
+"""The ``benchgraph serve`` command: the web app on waitress, a production WSGI server.
+
+It starts the query workers (failing fast when the store is missing or being written), listens,
+prints the URL, and on SIGTERM or Ctrl-C stops gracefully: no new connections, requests in
+flight answered (for up to the query time limit and some), workers stopped, store released.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+import time
+from typing import Any
+
+import waitress.server
+from waitress import wasyncore
+
+from benchgraph import settings
+from benchgraph.cli import EXIT_ERROR, EXIT_OK, store_option
+from server.app import SETTING_NAMES, create_app
+from server.backend import Backend
+
+# Bodies up to this many times the request limit reach the app (and its 413 in the error
+# shape); waitress itself refuses larger ones before reading them.
+_BODY_SLACK = 16
+
+
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``serve`` command to the ``benchgraph`` command line."""
+    serve = commands.add_parser(
+        "serve",
+        help="serve the store over HTTP: SPARQL endpoint, named queries, OpenAPI",
+        description="Serve the store read-only over HTTP: the SPARQL 1.1 endpoint at /sparql, "
+        "the named queries at /queries, the OpenAPI document at /openapi.json. The store must "
+        "exist (benchgraph ingest); while the server runs it holds the store's lock, so stop it "
+        "before ingesting. Stops gracefully on SIGTERM or Ctrl-C. Exit codes: 0 stopped; 2 a bad "
+        "setting, a store that cannot be opened, or a port that cannot be bound.",
+    )
+    store_option(serve)
+    for s in settings.SETTINGS:
+        if s.command == "serve":
+            shown = s.default or "(empty)"
+            serve.add_argument(
+                s.flag,
+                dest=s.name,
+                metavar=s.kind.upper() if s.kind != "text" else "TEXT",
+                help=f"{s.help} Default: ${s.env}, else {shown}.",
+            )
+    serve.set_defaults(handler=run_serve)
+
+
+def _url(host: str, port: int) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/"
+
+
+def _busy(server: Any) -> bool:
+    """Whether a request is being answered or an answer is still being sent (waitress 3.0)."""
+    dispatcher = server.task_dispatcher
+    if dispatcher.active_count or dispatcher.queue:
+        return True
+    channels = [c for c in list(server._map.values()) if c is not server]
+    return any(getattr(c, "requests", None) or getattr(c, "total_outbufs_len", 0) for c in channels)
+
+
+def serve(app: Any, host: str, port: int, threads: int, grace: float, limit: int) -> int:
+    """Serve ``app`` until SIGTERM or SIGINT, then drain for up to ``grace`` seconds."""
+    server: Any = waitress.server.create_server(
+        app,
+        host=host,
+        port=port,
+        threads=threads,
+        ident="benchgraph",
+        max_request_body_size=limit * _BODY_SLACK,
+        asyncore_use_poll=True,
+    )
+    stopping = threading.Event()
+
+    def stop(signum: int, frame: object) -> None:
+        stopping.set()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    url = _url(host, int(server.effective_port))
+    print(f"benchgraph: serving at {url} (SPARQL endpoint {url}sparql); Ctrl-C stops", flush=True)
+    while not stopping.is_set():
+        wasyncore.loop(timeout=0.2, use_poll=True, map=server._map, count=1)
+    server.accepting = False
+    deadline = time.monotonic() + grace
+    while _busy(server) and time.monotonic() < deadline:
+        wasyncore.loop(timeout=0.05, use_poll=True, map=server._map, count=1)
+    server.task_dispatcher.shutdown(cancel_pending=True, timeout=1)
+    wasyncore.close_all(server._map)
+    return EXIT_OK
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    """Handler of ``benchgraph serve``."""
+    explicit = {name: getattr(args, name, None) for name in SETTING_NAMES}
+    try:
+        app = create_app(explicit)
+    except settings.SettingError as error:
+        sys.stderr.write(f"benchgraph: error: {error}\n")
+        return EXIT_ERROR
+    values = app.config["BENCHGRAPH"]
+    backend: Backend = app.extensions["benchgraph"]
+    backend.pool.start()  # StoreError: reported by the CLI, exit 2
+    try:
+        return serve(
+            app,
+            str(values["host"]),
+            int(values["port"]),
+            int(values["threads"]),
+            grace=float(values["query_timeout"]) + 5,
+            limit=int(values["max_request_bytes"]),
+        )
+    except OSError as error:
+        sys.stderr.write(
+            f"benchgraph: error: cannot listen on {values['host']}:{values['port']}: {error}\n"
+        )
+        return EXIT_ERROR
+    finally:
+        backend.pool.close()
+        print("benchgraph: stopped", file=sys.stderr, flush=True)

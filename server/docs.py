@@ -1,0 +1,193 @@
+"""The API describing itself: ``/`` (links to everything) and ``/openapi.json``.
+
+The OpenAPI 3.1 document is generated from the named-query headers and the media table, so a
+new ``queries/*.rq`` file and a new format are documented the day they land.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, render_template, request
+
+from benchgraph import __version__
+from benchgraph.queries import NamedQuery, Param
+from server import media
+from server.backend import current
+from server.errors import ApiError
+
+blueprint = Blueprint("docs", __name__)
+
+_SCHEMAS: dict[str, dict[str, str]] = {
+    "integer": {"type": "integer"},
+    "decimal": {"type": "number"},
+    "date": {"type": "string", "format": "date"},
+    "iri": {"type": "string", "format": "iri"},
+}
+_ERRORS = {
+    "400": "Bad query or parameter (the body names it)",
+    "404": "No such named query",
+    "406": "No acceptable format",
+    "413": "Request too large",
+    "503": "No query worker free; retry",
+    "504": "The query outlived the time limit",
+}
+
+
+def _error_responses(*codes: str) -> dict[str, Any]:
+    return {code: {"$ref": f"#/components/responses/E{code}"} for code in codes}
+
+
+def _content(*kinds: media.Kind) -> dict[str, Any]:
+    return {m.mime: {"schema": {}} for m in media.of_kind(*kinds)}
+
+
+def _format_parameter(*kinds: media.Kind) -> dict[str, Any]:
+    names = sorted({n for m in media.of_kind(*kinds) for n in (m.key, *m.names)})
+    return {
+        "name": "format",
+        "in": "query",
+        "required": False,
+        "description": "The answer's format, overriding the Accept header.",
+        "schema": {"type": "string", "enum": names},
+    }
+
+
+def _parameter(p: Param) -> dict[str, Any]:
+    schema: dict[str, Any] = dict(_SCHEMAS.get(p.type, {"type": "string"}))
+    if p.default is not None:
+        schema["default"] = int(p.default) if p.type == "integer" else p.default
+    return {
+        "name": p.name,
+        "in": "query",
+        "required": p.required,
+        "description": f"{p.help} (type: {p.type})",
+        "schema": schema,
+    }
+
+
+def _named_operation(named: NamedQuery) -> dict[str, Any]:
+    return {
+        "get": {
+            "operationId": named.name,
+            "tags": ["named queries"],
+            "summary": named.summary,
+            "description": named.description,
+            "parameters": [_parameter(p) for p in named.params]
+            + [_format_parameter("results", "page")],
+            "responses": {
+                "200": {"description": "The answer", "content": _content("results", "page")},
+                "304": {"description": "Not modified since the ETag or date given"},
+                **_error_responses("400", "404", "406", "503", "504"),
+            },
+        }
+    }
+
+
+def _sparql_operation() -> dict[str, Any]:
+    params: list[dict[str, Any]] = [
+        {"name": "query", "in": "query", "required": False, "schema": {"type": "string"},
+         "description": "The SPARQL query; without it, the Service Description."},
+        {"name": "default-graph-uri", "in": "query", "required": False,
+         "schema": {"type": "array", "items": {"type": "string"}}, "explode": True,
+         "description": "A graph of the store to use as (part of) the default graph."},
+        {"name": "named-graph-uri", "in": "query", "required": False,
+         "schema": {"type": "array", "items": {"type": "string"}}, "explode": True,
+         "description": "A graph of the store to offer as a named graph."},
+        _format_parameter("results", "graph", "page"),
+    ]  # fmt: skip
+    answers = {
+        "200": {
+            "description": "Query results, a graph, or the Service Description",
+            "content": _content("results", "graph", "page"),
+        },
+        **_error_responses("400", "406", "413", "503", "504"),
+    }
+    form = {"schema": {"type": "object", "properties": {"query": {"type": "string"}}}}
+    return {
+        "get": {"operationId": "sparqlQuery", "tags": ["SPARQL"], "parameters": params,
+                "summary": "SPARQL 1.1 query (read-only)", "responses": answers},
+        "post": {"operationId": "sparqlQueryPost", "tags": ["SPARQL"],
+                 "summary": "SPARQL 1.1 query by POST (read-only)",
+                 "requestBody": {"required": True, "content": {
+                     "application/x-www-form-urlencoded": form,
+                     "application/sparql-query": {"schema": {"type": "string"}}}},
+                 "responses": {**answers, **_error_responses("415")}},
+    }  # fmt: skip
+
+
+def openapi_document(base: str, catalogue: dict[str, NamedQuery]) -> dict[str, Any]:
+    """The OpenAPI 3.1 description of the service at ``base``."""
+    paths: dict[str, Any] = {"/sparql": _sparql_operation()}
+    paths["/queries"] = {
+        "get": {
+            "operationId": "listQueries",
+            "tags": ["named queries"],
+            "summary": "The catalogue of named queries",
+            "responses": {
+                "200": {"description": "The catalogue", "content": _content("api", "page")}
+            },
+        }
+    }
+    for name, named in catalogue.items():
+        paths[f"/queries/{name}"] = _named_operation(named)
+    error = {
+        "type": "object",
+        "required": ["ok", "error", "status"],
+        "properties": {
+            "ok": {"const": False},
+            "error": {"type": "string"},
+            "status": {"type": "integer"},
+            "parameter": {"type": "string", "description": "The parameter at fault"},
+            "line": {"type": "integer"},
+            "column": {"type": "integer"},
+        },
+    }
+    responses = {
+        f"E{code}": {
+            "description": text,
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+        }
+        for code, text in {**_ERRORS, "415": "Unsupported body type"}.items()
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "benchgraph",
+            "version": __version__,
+            "description": "ML papers, methods and benchmark results as a knowledge graph: a "
+            "read-only SPARQL 1.1 endpoint and named queries.",
+        },
+        "servers": [{"url": base.rstrip("/")}],
+        "paths": paths,
+        "components": {"schemas": {"Error": error}, "responses": responses},
+    }
+
+
+@blueprint.get("/openapi.json")
+def openapi() -> Response:
+    """The OpenAPI document."""
+    backend = current()
+    return jsonify(openapi_document(backend.base_url(), backend.catalogue))
+
+
+@blueprint.get("/")
+def index() -> Response:
+    """Where everything is."""
+    base = current().base_url()
+    links = {
+        "sparql": base + "sparql",
+        "queries": base + "queries",
+        "openapi": base + "openapi.json",
+    }
+    offered = [media.BY_KEY["apijson"], media.BY_KEY["html"]]
+    chosen = media.choose(offered, request.accept_mimetypes, request.args.getlist("format"))
+    if chosen is None:
+        raise ApiError(406, "this page is served as application/json or text/html")
+    if chosen.kind == "page":
+        text = render_template("index.html", title="benchgraph", links=links)
+        response = Response(text, content_type=chosen.content_type)
+    else:
+        response = jsonify({"name": "benchgraph", "version": __version__, "links": links})
+    response.headers["Vary"] = "Accept"
+    return response

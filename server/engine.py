@@ -1,0 +1,188 @@
+"""The inside of a query worker process: open the store read-only, run jobs, send answers.
+
+A worker is started by :class:`server.workers.WorkerPool` and talks to it over a socket pair: it
+sends ``("ready", graph names)`` (or ``("failed", message)``) once, then one :class:`Answer` or
+:class:`Failure` per :class:`Job`. Everything a job costs — evaluation and serialisation — happens
+here, so the pool can stop it by killing the process. This module imports nothing of Flask.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from itertools import islice
+from multiprocessing.connection import Connection
+from typing import Literal
+
+import pyoxigraph as ox
+
+from benchgraph import vocab as V
+from server import sandbox
+from server.media import GRAPH_FORMATS, QUAD_FORMATS, RESULTS_FORMATS
+
+# Deeply nested expressions recurse deeply in the engine's parser and evaluator: queries run on
+# a thread with a large stack (address space, mostly never touched).
+STACK_BYTES = 512 * 1024 * 1024
+_XSD_STRING = V.XSD + "string"
+
+Term = ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple
+
+
+@dataclass(frozen=True)
+class Job:
+    """One query to run. ``default_graph``/``named_graphs`` None: the query's own dataset, or
+    with ``union`` the union of all graphs as default graph."""
+
+    query: str
+    results_format: str | None  # media key for SELECT/ASK answers, None: none acceptable
+    graph_format: str | None  # media key for CONSTRUCT/DESCRIBE answers
+    max_rows: int
+    substitutions: Mapping[str, Term] = field(default_factory=dict)
+    default_graph: tuple[str, ...] | None = None
+    named_graphs: tuple[str, ...] | None = None
+    union: bool = True
+    base_iri: str | None = None
+
+
+@dataclass(frozen=True)
+class Answer:
+    kind: Literal["solutions", "boolean", "triples"]
+    format: str  # media key
+    body: bytes
+    rows: int
+    truncated: bool
+
+
+@dataclass(frozen=True)
+class Failure:
+    reason: Literal["syntax", "evaluation", "not_acceptable", "store"]
+    message: str
+    kind: Literal["results", "graph"] | None = None  # for not_acceptable: the answer's kind
+
+
+def term_json(term: Term) -> dict[str, object]:
+    """A term as the SPARQL 1.1 Query Results JSON format writes it."""
+    if isinstance(term, ox.NamedNode):
+        return {"type": "uri", "value": term.value}
+    if isinstance(term, ox.BlankNode):
+        return {"type": "bnode", "value": term.value}
+    if isinstance(term, ox.Literal):
+        out: dict[str, object] = {"type": "literal", "value": term.value}
+        if term.language:
+            out["xml:lang"] = term.language
+        elif term.datatype.value != _XSD_STRING:
+            out["datatype"] = term.datatype.value
+        return out
+    return {
+        "type": "triple",
+        "value": {
+            "subject": term_json(term.subject),
+            "predicate": term_json(term.predicate),
+            "object": term_json(term.object),
+        },
+    }
+
+
+def _written(body: bytes | None) -> bytes:
+    """The bytes a pyoxigraph serializer returns when given no output file."""
+    assert body is not None
+    return body
+
+
+def _solutions(answer: ox.QuerySolutions, job: Job, fmt: str) -> Answer:
+    names = [v.value for v in answer.variables]
+    rows = list(islice(answer, job.max_rows + 1))
+    truncated = len(rows) > job.max_rows
+    rows = rows[: job.max_rows]
+    bindings = [
+        {name: term_json(row[name]) for name in names if row[name] is not None} for row in rows
+    ]
+    document = {"head": {"vars": names}, "results": {"bindings": bindings}}
+    body = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    if fmt != "json":  # the engine writes the other formats, from the capped rows
+        parsed = ox.parse_query_results(body, ox.QueryResultsFormat.JSON)
+        body = _written(parsed.serialize(format=RESULTS_FORMATS[fmt]))
+    return Answer("solutions", fmt, body, len(rows), truncated)
+
+
+def _triples(triples: Iterable[ox.Triple], job: Job, fmt: str) -> Answer:
+    kept = list(islice(triples, job.max_rows + 1))
+    truncated = len(kept) > job.max_rows
+    kept = kept[: job.max_rows]
+    items: list[ox.Triple] | list[ox.Quad] = kept
+    if fmt in QUAD_FORMATS:
+        items = [ox.Quad(t.subject, t.predicate, t.object, ox.DefaultGraph()) for t in kept]
+    body = _written(ox.serialize(items, format=GRAPH_FORMATS[fmt], prefixes=V.PREFIXES))
+    return Answer("triples", fmt, body, len(kept), truncated)
+
+
+def execute(store: ox.Store, job: Job) -> Answer | Failure:
+    """Run ``job`` on ``store`` and serialise its answer in the format asked for."""
+    options: dict[str, object] = {}
+    if job.default_graph is not None:
+        options["default_graph"] = [ox.NamedNode(g) for g in job.default_graph]
+    if job.named_graphs is not None:
+        options["named_graphs"] = [ox.NamedNode(g) for g in job.named_graphs]
+    substitutions = {ox.Variable(k): v for k, v in job.substitutions.items()}
+    try:
+        answer = store.query(
+            job.query,
+            base_iri=job.base_iri,
+            use_default_graph_as_union=job.union and job.default_graph is None,
+            substitutions=substitutions or None,
+            **options,  # type: ignore[arg-type]
+        )
+        if isinstance(answer, ox.QueryTriples):
+            if job.graph_format is None:
+                return Failure("not_acceptable", "", "graph")
+            return _triples(answer, job, job.graph_format)
+        if job.results_format is None:
+            return Failure("not_acceptable", "", "results")
+        if isinstance(answer, ox.QueryBoolean):
+            fmt = job.results_format
+            body = _written(answer.serialize(format=RESULTS_FORMATS[fmt]))
+            return Answer("boolean", fmt, body, 1, False)
+        return _solutions(answer, job, job.results_format)
+    except SyntaxError as error:
+        return Failure("syntax", str(error))
+    except OSError as error:  # the store failing to read, or the engine refusing an operation
+        message = str(error)
+        store_trouble = message.startswith(("IO error", "Corruption", "Invalid argument"))
+        return Failure("store" if store_trouble else "evaluation", message)
+    except (ValueError, TypeError, RuntimeError) as error:
+        return Failure("evaluation", str(error))
+
+
+def _serve(conn: Connection, location: str) -> None:
+    try:
+        store = ox.Store.read_only(location)
+        graphs = sorted(g.value for g in store.named_graphs() if isinstance(g, ox.NamedNode))
+    except OSError as error:
+        conn.send(("failed", f"cannot open the store at {location}: {error}"))
+        return
+    conn.send(("ready", graphs))
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        conn.send(execute(store, job))
+
+
+def run_worker(fd: int, location: str) -> None:
+    """Entry point of a worker process started with its end of a socket pair as ``fd``."""
+    main(Connection(fd), location)
+
+
+def main(conn: Connection, location: str) -> None:
+    """Confine this worker process, then serve jobs from ``conn`` until it closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the server, which stops us
+    sandbox.die_with_parent()
+    sandbox.deny_network()
+    threading.stack_size(STACK_BYTES)
+    worker = threading.Thread(target=_serve, args=(conn, location), name="query")
+    worker.start()
+    worker.join()

@@ -1,0 +1,205 @@
+"""The SPARQL 1.1 Protocol surface: ``/sparql`` (query operation only; read-only).
+
+- ``GET /sparql?query=…``, ``POST`` as ``application/x-www-form-urlencoded`` (``query=…``) or
+  as ``application/sparql-query`` (the body is the query); ``default-graph-uri`` and
+  ``named-graph-uri`` (repeatable) set the dataset and must name graphs of the store, as must
+  the query's ``FROM`` / ``FROM NAMED``. Without any, the default graph is the union of all
+  graphs and every graph is a named graph.
+- The answer's format follows ``format`` (a media type or a short name, for browsers), else the
+  ``Accept`` header; 406 when nothing acceptable fits the answer.
+- ``GET /sparql`` without a query answers the Service Description (HTML for browsers: a query
+  form).
+- Updates (``update=…``, ``application/sparql-update``, an update in ``query``) and ``SERVICE``
+  are refused with 400; a malformed query gets 400 with the parser's message and position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pyoxigraph as ox
+from flask import Blueprint, Response, render_template, request
+
+from benchgraph import vocab as V
+from server import description, guard, media
+from server.answers import respond
+from server.backend import Backend, current
+from server.engine import Job
+from server.errors import ApiError
+
+blueprint = Blueprint("sparql", __name__)
+
+_FORM = "application/x-www-form-urlencoded"
+_QUERY_BODY = "application/sparql-query"
+_UPDATE_BODY = "application/sparql-update"
+_READ_ONLY = (
+    "SPARQL Update is not accepted: this endpoint is read-only; data changes only through "
+    "`benchgraph ingest`"
+)
+
+
+@dataclass
+class Protocol:
+    """The protocol parameters of one request."""
+
+    query: str | None = None
+    default_graphs: list[str] = field(default_factory=list)
+    named_graphs: list[str] = field(default_factory=list)
+    formats: list[str] = field(default_factory=list)
+
+
+def _one(values: list[str], name: str) -> str | None:
+    if len(values) > 1:
+        raise ApiError(400, f"the {name} parameter is given {len(values)} times; give it once")
+    return values[0] if values else None
+
+
+def _protocol(limit: int) -> Protocol:
+    """Read the request's protocol parameters. Raises ApiError for what the protocol refuses."""
+    fields = request.args
+    body_query: str | None = None
+    if request.method == "POST":
+        if request.content_length is not None and request.content_length > limit:
+            raise ApiError(413, f"the request is larger than the limit of {limit} bytes")
+        kind = request.mimetype
+        if kind == _FORM:
+            fields = request.form
+        elif kind == _QUERY_BODY:
+            try:
+                body_query = request.get_data(cache=False).decode(
+                    request.mimetype_params.get("charset", "utf-8")
+                )
+            except (UnicodeDecodeError, LookupError):
+                raise ApiError(400, "the query is not UTF-8 text") from None
+        elif kind == _UPDATE_BODY:
+            raise ApiError(400, _READ_ONLY)
+        else:
+            raise ApiError(
+                415,
+                f"a POST body of type {kind or '(none)'} is not taken; send the query as "
+                f"{_FORM} (query=...) or as {_QUERY_BODY}",
+            )
+    if "update" in fields or "update" in request.args:
+        raise ApiError(400, _READ_ONLY)
+    query = body_query if body_query is not None else _one(fields.getlist("query"), "query")
+    if query is not None and len(query.encode("utf-8")) > limit:
+        raise ApiError(413, f"the query is longer than the limit of {limit} bytes")
+    return Protocol(
+        query,
+        fields.getlist("default-graph-uri") or request.args.getlist("default-graph-uri"),
+        fields.getlist("named-graph-uri") or request.args.getlist("named-graph-uri"),
+        fields.getlist("format") or request.args.getlist("format"),
+    )
+
+
+def _check_graphs(names: list[str] | tuple[str, ...], known: set[str], where: str) -> None:
+    for name in names:
+        if name not in known:
+            raise ApiError(
+                400,
+                f"{where} <{name}> is not a graph of this store; nothing outside the store is "
+                "ever read (the store's graphs are listed in the Service Description, GET "
+                "/sparql)",
+                graph=name,
+            )
+
+
+def _dataset(params: Protocol, inspection: guard.Inspection, backend: Backend) -> dict:
+    """The Job fields that set the dataset, checked against the store's graphs."""
+    known = set(backend.graphs())
+    if params.default_graphs or params.named_graphs:
+        _check_graphs(params.default_graphs, known, "default-graph-uri")
+        _check_graphs(params.named_graphs, known, "named-graph-uri")
+        return {
+            "default_graph": tuple(params.default_graphs),
+            "named_graphs": tuple(params.named_graphs),
+            "union": False,
+        }
+    if inspection.has_dataset:
+        _check_graphs(inspection.from_graphs, known, "FROM")
+        _check_graphs(inspection.from_named_graphs, known, "FROM NAMED")
+        return {
+            "default_graph": inspection.from_graphs,
+            "named_graphs": inspection.from_named_graphs,
+            "union": False,
+        }
+    return {"union": True}
+
+
+@blueprint.route("/sparql", methods=["GET", "POST"])
+def endpoint() -> Response:
+    """Answer a SPARQL query, or describe the service when there is none."""
+    backend = current()
+    params = _protocol(int(backend.config["max_request_bytes"]))
+    if params.query is None:
+        if request.method == "POST":
+            raise ApiError(
+                400, "no query: send query=... (form) or an application/sparql-query body"
+            )
+        return describe(backend, params.formats)
+    sparql_url = backend.base_url() + "sparql"
+    try:
+        inspection = guard.inspect(params.query, sparql_url)
+    except guard.Refused as refused:
+        raise ApiError(400, str(refused)) from None
+    accept = request.accept_mimetypes
+    results = media.choose(media.of_kind("results", "page"), accept, params.formats)
+    graph = media.choose(media.of_kind("graph"), accept, params.formats)
+    answers_graph = inspection.form in ("CONSTRUCT", "DESCRIBE")
+    answers_results = inspection.form in ("SELECT", "ASK")
+    if (
+        (answers_graph and graph is None)
+        or (answers_results and results is None)
+        or not (results or graph)
+    ):
+        kinds = ("graph",) if answers_graph else ("results", "page")
+        offered = ", ".join(m.mime for m in media.of_kind(*kinds))
+        raise ApiError(406, f"no acceptable format for this query's answer; formats: {offered}")
+    page = results is not None and results.kind == "page"
+    job = Job(
+        params.query,
+        results_format="json" if page else (results.key if results else None),
+        graph_format=graph.key if graph else None,
+        max_rows=backend.max_rows,
+        base_iri=sparql_url,
+        **_dataset(params, inspection, backend),
+    )
+    answer = backend.run(job)
+    return respond(
+        answer,
+        page=page and answer.kind != "triples",
+        title="SPARQL query results",
+        query=params.query,
+    )
+
+
+def describe(backend: Backend, formats: list[str]) -> Response:
+    """The Service Description, in an RDF format or (browsers) as the query page."""
+    endpoint_url = backend.base_url() + "sparql"
+    chosen = media.choose(media.of_kind("graph", "page"), request.accept_mimetypes, formats)
+    if chosen is None:
+        offered = ", ".join(m.mime for m in media.of_kind("graph", "page"))
+        raise ApiError(406, f"no acceptable format for the Service Description; formats: {offered}")
+    found = description.triples(endpoint_url, backend.graphs())
+    prefixes = {**V.PREFIXES, "sd": description.SD}
+    if chosen.kind == "page":
+        turtle = ox.serialize(found, format=ox.RdfFormat.TURTLE, prefixes=prefixes) or b""
+        text = render_template(
+            "sparql.html",
+            title="SPARQL endpoint",
+            endpoint=endpoint_url,
+            description=turtle.decode("utf-8"),
+            results=media.of_kind("results"),
+            graphs=media.of_kind("graph"),
+            max_rows=backend.max_rows,
+            timeout=backend.config["query_timeout"],
+        )
+        response = Response(text, content_type=chosen.content_type)
+    else:
+        items: list[ox.Triple] | list[ox.Quad] = found
+        if chosen.key in media.QUAD_FORMATS:
+            items = [ox.Quad(t.subject, t.predicate, t.object, ox.DefaultGraph()) for t in found]
+        body = ox.serialize(items, format=media.GRAPH_FORMATS[chosen.key], prefixes=prefixes)
+        response = Response(body, content_type=chosen.content_type)
+    response.headers["Vary"] = "Accept"
+    return response

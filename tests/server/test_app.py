@@ -1,0 +1,126 @@
+"""The app through Flask's test client, where a real server adds nothing: the row cap, the
+factory's checks, the settings table, and content negotiation rules."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+from support import REPO
+from werkzeug.datastructures import MIMEAccept
+
+from benchgraph import queries, settings
+from server import media
+from server.app import create_app
+
+ALL = "SELECT ?s ?p ?o WHERE { ?s ?p ?o }"
+
+
+def test_answers_are_cut_at_the_row_limit_and_say_so(make_app) -> None:
+    client = make_app(max_rows=3).test_client()
+    reply = client.get("/sparql", query_string={"query": ALL})
+    assert reply.status_code == 200
+    assert reply.headers["Benchgraph-Truncated"] == "3"
+    assert len(reply.get_json(force=True)["results"]["bindings"]) == 3
+    as_csv = client.get("/sparql", query_string={"query": ALL, "format": "csv"})
+    assert len(list(csv.reader(io.StringIO(as_csv.get_data(as_text=True))))) == 4
+    graph = client.get(
+        "/sparql", query_string={"query": "CONSTRUCT WHERE { ?s ?p ?o }", "format": "nt"}
+    )
+    assert graph.headers["Benchgraph-Truncated"] == "3"
+    assert len(graph.get_data(as_text=True).strip().splitlines()) == 3
+    small = client.get("/sparql", query_string={"query": f"{ALL} LIMIT 2"})
+    assert "Benchgraph-Truncated" not in small.headers
+
+
+def test_requests_over_the_size_limit_are_413(make_app) -> None:
+    client = make_app(max_request_bytes=2048).test_client()
+    long_query = "ASK {} #" + "x" * 3000
+    for reply in (
+        client.get("/sparql", query_string={"query": long_query}),
+        client.post("/sparql", data=long_query, content_type="application/sparql-query"),
+        client.post("/sparql", data={"query": long_query}),
+    ):
+        assert reply.status_code == 413 and reply.get_json()["status"] == 413
+
+
+def test_cross_origin_pages_may_query(client) -> None:
+    reply = client.get("/sparql", query_string={"query": "ASK {}"})
+    assert reply.headers["Access-Control-Allow-Origin"] == "*"
+    preflight = client.options("/sparql", headers={"Access-Control-Request-Method": "POST"})
+    assert "POST" in preflight.headers["Access-Control-Allow-Methods"]
+
+
+def test_the_index_links_everything(client) -> None:
+    links = client.get("/").get_json()["links"]
+    assert links == {
+        "sparql": "http://localhost/sparql",
+        "queries": "http://localhost/queries",
+        "openapi": "http://localhost/openapi.json",
+    }
+
+
+def test_base_iri_names_the_service(make_app) -> None:
+    client = make_app(base_iri="https://example.org/bg/").test_client()
+    description = client.get("/sparql", headers={"Accept": "application/n-triples"})
+    assert "<https://example.org/bg/sparql> " in description.get_data(as_text=True)
+    assert client.get("/openapi.json").get_json()["servers"] == [{"url": "https://example.org/bg"}]
+
+
+def test_a_malformed_header_stops_the_factory(
+    scratch_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "queries").mkdir()
+    bad = tmp_path / "queries" / "bad.rq"
+    bad.write_text("#+ summary: fine\n#+ colour: red\nSELECT * WHERE {}\n")
+    monkeypatch.setenv("BENCHGRAPH_RESOURCES", str(tmp_path))
+    with pytest.raises(queries.QueryError, match=f"{bad}:2: unknown header field 'colour'"):
+        create_app({"store": str(scratch_store)})
+
+
+def test_unknown_and_invalid_settings_are_refused(scratch_store: Path) -> None:
+    with pytest.raises(settings.SettingError, match="unknown setting 'colour'"):
+        create_app({"store": str(scratch_store), "colour": "red"})
+    with pytest.raises(settings.SettingError, match=r"max_rows.*below the minimum"):
+        create_app({"store": str(scratch_store), "max_rows": 0})
+
+
+def test_the_readme_lists_every_setting() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    for row in settings.markdown_rows():
+        assert row in readme, f"README.md lacks the configuration row:\n{row}"
+
+
+@pytest.mark.parametrize(
+    ("accept", "formats", "kinds", "expected"),
+    [
+        ("", [], ("results",), "json"),
+        ("*/*", [], ("results",), "json"),
+        ("application/sparql-results+xml", [], ("results",), "xml"),
+        ("application/json", [], ("graph",), "jsonld"),
+        ("application/xml", [], ("graph",), "rdfxml"),
+        ("text/html", ["csv"], ("results", "page"), "csv"),
+        ("", ["json"], ("graph",), "jsonld"),
+        ("", ["xml", "application/rdf+xml"], ("graph",), "rdfxml"),
+        ("", ["text/tab-separated-values"], ("results",), "tsv"),
+        ("text/html,*/*;q=0.8", [], ("results", "page"), "html"),
+        ("image/png", [], ("results",), None),
+        ("", ["png"], ("results",), None),
+    ],
+)
+def test_content_negotiation(accept: str, formats: list[str], kinds: tuple, expected) -> None:
+    header = MIMEAccept(
+        [(part.split(";")[0], float(part.split("q=")[1]) if "q=" in part else 1.0)
+         for part in accept.split(",") if part]
+    )  # fmt: skip
+    chosen = media.choose(media.of_kind(*kinds), header, formats)
+    assert (chosen.key if chosen else None) == expected
+
+
+def test_the_readme_lists_every_media_type() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    for m in media.TABLE:
+        if m.kind != "api":
+            assert f"`{m.mime}`" in readme, m.mime

@@ -1,0 +1,261 @@
+"""The named-query API over a real server on the seeds: every query's golden answer, the
+headline question, the leaderboard's cohorts, the catalogue, OpenAPI and revalidation.
+
+Golden answers live in tests/data/golden/queries/NAME.json (parameters and rows). After checking
+a new or changed query's answer by hand, write its file with
+``BENCHGRAPH_UPDATE_GOLDEN=1 .venv/bin/pytest tests/server/test_named.py -k golden``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from typing import Any
+
+import pytest
+from support import REPO
+
+from benchgraph import queries
+
+GOLDEN = REPO / "tests" / "data" / "golden" / "queries"
+QUERY_FILES = sorted((REPO / "queries").glob("*.rq"))
+PAPER = "68fa791f1e209131cea7c381"
+# Parameters the golden answers are computed with (required ones, and fixed dates).
+PARAMS = {
+    "methods-introduced-by-paper": {"paper": PAPER},
+    "methods-reported-by-paper": {"paper": PAPER},
+    "results-reported-by-paper": {"paper": PAPER},
+    "leaderboard": {"benchmark": "GenAI-Bench"},
+    "audit-stale-sources": {"asOf": "2026-12-01"},
+}
+
+
+def rows(document: dict[str, Any]) -> list[list[str | None]]:
+    """The answer's rows as text (blank nodes as ``_:``, unbound as None), in order."""
+    names = document["head"]["vars"]
+
+    def text(term: dict[str, str] | None) -> str | None:
+        if term is None:
+            return None
+        return "_:" if term["type"] == "bnode" else term["value"]
+
+    return [[text(b.get(n)) for n in names] for b in document["results"]["bindings"]]
+
+
+def ask(http: Any, server: Any, name: str, **params: str) -> dict[str, Any]:
+    reply = http.fetch(http.url(f"{server.url}queries/{name}", **params))
+    assert reply.status == 200, reply.text
+    assert reply.type == "application/sparql-results+json"
+    return reply.json()
+
+
+def column(document: dict[str, Any], name: str) -> list[str]:
+    return [b[name]["value"] for b in document["results"]["bindings"] if name in b]
+
+
+@pytest.mark.parametrize("path", QUERY_FILES, ids=lambda p: p.stem)
+def test_golden_answer(seeds_server: Any, http: Any, path: Any) -> None:
+    name = path.stem
+    golden = GOLDEN / f"{name}.json"
+    params = PARAMS.get(name, {})
+    document = ask(http, seeds_server, name, **params)
+    found = {"params": params, "vars": document["head"]["vars"], "rows": rows(document)}
+    if os.environ.get("BENCHGRAPH_UPDATE_GOLDEN"):
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        lines = ",\n  ".join(json.dumps(r, ensure_ascii=False) for r in found["rows"])
+        golden.write_text(
+            "{\n"
+            f' "params": {json.dumps(params)},\n'
+            f' "vars": {json.dumps(found["vars"])},\n'
+            f' "rows": [\n  {lines}\n ]\n'
+            "}\n",
+            encoding="utf-8",
+        )
+    assert golden.is_file(), (
+        f"no golden answer for queries/{name}.rq; check its answer, then run "
+        "BENCHGRAPH_UPDATE_GOLDEN=1 .venv/bin/pytest tests/server/test_named.py -k golden"
+    )
+    expected = json.loads(golden.read_text(encoding="utf-8"))
+    assert expected["params"] == params
+    assert found["vars"] == expected["vars"]
+    key = json.dumps
+    assert sorted(found["rows"], key=key) == sorted(expected["rows"], key=key)
+
+
+def test_the_headline_question(seeds_server: Any, http: Any) -> None:
+    introduced = ask(http, seeds_server, "methods-introduced-by-paper", paper=PAPER)
+    reported = ask(http, seeds_server, "methods-reported-by-paper", paper=PAPER)
+    assert column(introduced, "label") == ["EDITOR"]
+    assert sorted(column(reported, "label")) == ["EDITOR", "PEZ", "PH2P", "PRISM", "STEPS", "VGD"]
+
+
+def cohorts(document: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    found: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for b in document["results"]["bindings"]:
+        found[b["cohort"]["value"]].append(b)
+    return found
+
+
+def test_leaderboard_on_genai_bench_has_one_cohort_per_base_model(seeds_server, http) -> None:
+    document = ask(http, seeds_server, "leaderboard", benchmark="GenAI-Bench")
+    found = cohorts(document)
+    models = ["FLUX.1-dev", "FLUX.1-schnell", "FLUX.2-klein", "Qwen-Image", "SANA1.5"]
+    assert sorted(found) == [f"Model={m}" for m in models]
+    for label, members in found.items():
+        model = label.removeprefix("Model=")
+        assert len(members) == 6
+        assert all(json.loads(m["settings"]["value"])["Model"] == model for m in members)
+        values = [float(m["value"]["value"]) for m in members]
+        assert values == sorted(values, reverse=True)  # higher is better
+        assert [int(m["rank"]["value"]) for m in members] == [1, 2, 3, 4, 5, 6]
+    sana = [m["methodLabel"]["value"] for m in found["Model=SANA1.5"]]
+    assert sana[0] == "Single Prompt" and sana[1] == "masked activation-transport mechanism"
+
+
+def test_leaderboard_asks_by_label_or_iri_alike(seeds_server: Any, http: Any) -> None:
+    by_dataset = ask(http, seeds_server, "leaderboard", benchmark="genai-bench")
+    by_label = ask(
+        http,
+        seeds_server,
+        "leaderboard",
+        benchmark="Prompt-to-prompt semantic composition on GenAI-Bench",
+        metric="CLIP-T (S*T)",
+    )
+    iri = (
+        "https://w3id.org/benchgraph/id/benchmark/prompt-to-prompt-semantic-composition/genai-bench"
+    )
+    by_iri = ask(http, seeds_server, "leaderboard", benchmark=iri)
+    assert column(by_dataset, "result") == column(by_label, "result") == column(by_iri, "result")
+    assert len(column(by_iri, "result")) == 30
+
+
+GENERATIVE = ("BLIP-2", "LLaVA", "Qwen2-VL", "Gemini", "Claude")
+
+
+def test_composet_never_ranks_generative_models_with_dual_encoders(seeds_server, http) -> None:
+    document = ask(http, seeds_server, "leaderboard", benchmark="CompoSET", metric="Group accuracy")
+    found = cohorts(document)
+    assert len(column(document, "result")) == 239
+    generative_cohorts = 0
+    for label, members in found.items():
+        names = [m["methodLabel"]["value"] for m in members]
+        generative = [n for n in names if n.startswith(GENERATIVE)]
+        assert not generative or len(generative) == len(names), (label, names)
+        if generative:
+            generative_cohorts += 1
+            assert "protocol=" in label and "200-example" in label
+        ranks = [int(m["rank"]["value"]) for m in members]
+        assert ranks[0] == 1 and ranks == sorted(ranks)
+    assert generative_cohorts == 5
+
+
+def test_composet_headline_is_one_cohort_of_22_dual_encoders(seeds_server, http) -> None:
+    document = ask(http, seeds_server, "leaderboard", benchmark="CompoSET")
+    found = cohorts(document)
+    assert len(found) == 1
+    (members,) = found.values()
+    assert len(members) == 22 and members[0]["methodLabel"]["value"] == "SigLIP-2 SO400M/14"
+    ranks = [int(m["rank"]["value"]) for m in members]
+    assert ranks[:3] == [1, 2, 3] and ranks.count(12) == 4  # four results tie at 8.4
+
+
+def test_results_without_configuration_form_their_own_cohort(seeds_server, http) -> None:
+    document = ask(http, seeds_server, "leaderboard", benchmark="ART500K")
+    found = cohorts(document)
+    assert sorted(found) == ["Type=Hard", "Type=Soft", "configuration not recorded"]
+    assert len(found["configuration not recorded"]) == 4
+
+
+def test_catalogue_lists_every_query_with_its_parameters(seeds_server, http) -> None:
+    reply = http.fetch(f"{seeds_server.url}queries")
+    listed = {q["name"]: q for q in reply.json()["queries"]}
+    assert set(listed) == {p.stem for p in QUERY_FILES}
+    for path in QUERY_FILES:
+        named = queries.load(path)
+        entry = listed[named.name]
+        assert entry["summary"] == named.summary
+        assert entry["url"] == f"{seeds_server.url}queries/{named.name}"
+        assert [p["name"] for p in entry["parameters"]] == [p.name for p in named.params]
+    page = http.fetch(f"{seeds_server.url}queries", Accept="text/html")
+    assert page.type == "text/html" and all(name in page.text for name in listed)
+
+
+def test_openapi_is_generated_from_the_headers(seeds_server: Any, http: Any) -> None:
+    document = http.fetch(f"{seeds_server.url}openapi.json").json()
+    assert document["openapi"].startswith("3.")
+    assert document["servers"] == [{"url": seeds_server.url.rstrip("/")}]
+    assert {"/sparql", "/queries"} <= set(document["paths"])
+    for path in QUERY_FILES:
+        named = queries.load(path)
+        operation = document["paths"][f"/queries/{named.name}"]["get"]
+        assert operation["summary"] == named.summary
+        params = {p["name"]: p for p in operation["parameters"]}
+        for p in named.params:
+            assert params[p.name]["required"] is p.required
+        assert "format" in params
+        assert "application/sparql-results+json" in operation["responses"]["200"]["content"]
+        assert operation["responses"]["400"]["$ref"] == "#/components/responses/E400"
+
+
+@pytest.mark.parametrize(
+    ("accept", "first_line"),
+    [("text/csv", "paper,method,label"), ("text/tab-separated-values", "?paper\t?method\t?label")],
+)
+def test_answers_by_content_negotiation(seeds_server, http, accept: str, first_line: str) -> None:
+    url = http.url(f"{seeds_server.url}queries/methods-introduced-by-paper", paper=PAPER)
+    reply = http.fetch(url, Accept=accept)
+    assert reply.type == accept and reply.text.splitlines()[0] == first_line
+    page = http.fetch(url, Accept="text/html")
+    assert page.type == "text/html" and "EDITOR" in page.text and "<table>" in page.text
+
+
+def test_revalidation_answers_304(seeds_server: Any, http: Any) -> None:
+    url = http.url(f"{seeds_server.url}queries/methods-reported-by-paper", paper=PAPER)
+    first = http.fetch(url)
+    etag, modified = first.headers["etag"], first.headers["last-modified"]
+    assert etag and modified
+    assert http.fetch(url).headers["etag"] == etag  # same generation, same answer
+    assert http.fetch(url, If_None_Match=etag).status == 304
+    assert http.fetch(url, If_Modified_Since=modified).status == 304
+    assert http.fetch(url, Accept="text/csv").headers["etag"] != etag
+    other = http.url(f"{seeds_server.url}queries/methods-reported-by-paper", paper="PRISM paper")
+    assert http.fetch(other, If_None_Match=etag).status == 200
+
+
+@pytest.mark.parametrize(
+    ("params", "parameter", "message"),
+    [
+        ({}, "paper", "is required"),
+        ({"paper": PAPER, "colour": "red"}, "colour", "unknown parameter"),
+        ({"paper": "http://bad iri"}, "paper", "is not a valid paper"),
+    ],
+)
+def test_bad_parameters_are_400_naming_the_parameter(
+    seeds_server, http, params, parameter, message
+):
+    url = http.url(f"{seeds_server.url}queries/methods-introduced-by-paper", **params)
+    reply = http.fetch(url)
+    body = reply.json()
+    assert reply.status == 400 and body["ok"] is False and body["status"] == 400
+    assert body["parameter"] == parameter and message in body["error"]
+
+
+def test_invalid_typed_parameter_is_400(seeds_server: Any, http: Any) -> None:
+    url = http.url(f"{seeds_server.url}queries/audit-stale-sources", days="many")
+    reply = http.fetch(url)
+    assert reply.status == 400 and reply.json()["parameter"] == "days"
+
+
+def test_unknown_query_is_404(seeds_server: Any, http: Any) -> None:
+    reply = http.fetch(f"{seeds_server.url}queries/no-such-query")
+    assert reply.status == 404 and "no named query" in reply.json()["error"]
+
+
+def test_the_ask_helper_make_run_uses(seeds_server: Any, capsys: pytest.CaptureFixture) -> None:
+    from server import ask
+
+    assert ask.main([seeds_server.url, "methods-introduced-by-paper", f"paper={PAPER}"]) == 0
+    out = capsys.readouterr().out
+    assert "EDITOR" in out and "(1 row)" in out
+    assert ask.main([seeds_server.url, "no-such-query"]) == 1

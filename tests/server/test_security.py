@@ -1,0 +1,253 @@
+"""Read-only and bounded, against a real server: updates, SERVICE, FROM outside the store,
+injection through named-query parameters, path tricks, oversized bodies, runaway queries."""
+
+from __future__ import annotations
+
+import http.client
+import socket
+import threading
+import time
+import urllib.parse
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyoxigraph as ox
+import pytest
+
+from server.engine import Answer, Failure, Job
+from server.workers import WorkerPool
+
+MARK = "<urn:benchgraph:test:inserted>"
+ASK_MARK = f"ASK {{ GRAPH ?g {{ {MARK} ?p ?o }} }}"
+
+
+class Listener:
+    """A TCP socket on the loopback that records whether anything ever connected to it."""
+
+    def __init__(self) -> None:
+        self.socket = socket.socket()
+        self.socket.bind(("127.0.0.1", 0))
+        self.socket.listen()
+        self.socket.settimeout(0.2)
+        self.port = self.socket.getsockname()[1]
+        self.connections = 0
+
+    def connected(self) -> bool:
+        try:
+            conn, _ = self.socket.accept()
+        except TimeoutError:
+            return self.connections > 0
+        conn.close()
+        self.connections += 1
+        return True
+
+
+@pytest.fixture
+def listener() -> Iterator[Listener]:
+    found = Listener()
+    yield found
+    found.socket.close()
+
+
+def store_size(store: Path) -> int:
+    return len(ox.Store.read_only(str(store)))
+
+
+def asks_mark(http: Any, endpoint: str) -> bool:
+    return http.fetch(http.url(endpoint, query=ASK_MARK)).json()["boolean"]
+
+
+@pytest.mark.parametrize(
+    "update",
+    [
+        f"INSERT DATA {{ GRAPH <urn:g> {{ {MARK} <urn:p> 1 }} }}",
+        f"PREFIX x: <urn:x> insert data {{ {MARK} <urn:p> 1 }}",
+        "DROP ALL",
+        "CLEAR DEFAULT",
+        "LOAD <http://127.0.0.1:9/data.ttl>",
+        f"WITH <urn:g> DELETE {{ ?s ?p ?o }} INSERT {{ {MARK} <urn:p> 1 }} WHERE {{ ?s ?p ?o }}",
+    ],
+)
+def test_updates_are_refused_and_never_run(server: Any, http: Any, update: str) -> None:
+    before = store_size(server.store)
+    attempts = [
+        http.fetch(http.url(server.sparql, query=update)),
+        http.fetch(http.url(server.sparql, update=update)),
+        http.fetch(
+            server.sparql,
+            urllib.parse.urlencode({"update": update}).encode(),
+            Content_Type="application/x-www-form-urlencoded",
+        ),
+        http.fetch(server.sparql, update.encode(), Content_Type="application/sparql-update"),
+    ]
+    for reply in attempts:
+        assert reply.status == 400, reply.text
+        assert "read-only" in reply.json()["error"]
+    assert store_size(server.store) == before
+    assert not asks_mark(http, server.sparql)
+
+
+def service_queries(port: int) -> list[str]:
+    target = f"http://127.0.0.1:{port}/"
+    return [
+        f"SELECT * WHERE {{ SERVICE <{target}> {{ ?s ?p ?o }} }}",
+        f"select * where {{ service silent <{target}> {{ ?s ?p ?o }} }}",
+        f"SELECT * WHERE {{ SERVICESILENT<{target}>{{}} }}",
+        f"SELECT * WHERE {{ ?s ?p trueSERVICE SILENT <{target}> {{}} }}",
+        f"PREFIX : <{target}> SELECT * WHERE {{ SERVICE SILENT:x {{}} }}",
+        f"PREFIX x: <{target}> SELECT * WHERE {{ SERVICE x:sparql {{ ?s ?p ?o }} }}",
+        # '<' read as an IRI by a naive lexer, as "less than" by the engine:
+        f"SELECT * WHERE {{ FILTER(1<'x>') SERVICE <{target}> {{ }} }} #'",
+        f"SELECT * WHERE {{ ?s ?p ?o FILTER(?o <?s#> '''\n) SERVICE <{target}> {{}} #'''\n}}",
+        f"SELECT * WHERE {{ OPTIONAL {{ SERVICE ?endpoint {{ ?s ?p ?o }} }} "
+        f"VALUES ?endpoint {{ <{target}> }} }}",
+    ]
+
+
+def test_service_is_refused_and_connects_nowhere(server: Any, http: Any, listener: Listener):
+    for query in service_queries(listener.port):
+        for reply in (
+            http.fetch(http.url(server.sparql, query=query)),
+            http.fetch(server.sparql, query.encode(), Content_Type="application/sparql-query"),
+        ):
+            assert reply.status == 400, (query, reply.text)
+            assert reply.json()["ok"] is False
+    assert not listener.connected()
+
+
+def test_query_workers_cannot_connect_even_if_asked(scratch_store: Path, listener: Listener):
+    # The second wall: a SERVICE query handed straight to a worker, past the guard.
+    pool = WorkerPool(scratch_store, 1, 10)
+    try:
+        for query in service_queries(listener.port)[:2]:
+            reply = pool.run(Job(query, "json", None, 10))
+            assert isinstance(reply, Failure | Answer)
+            if isinstance(reply, Answer):  # SILENT: the failed call yields no rows
+                assert b'"bindings":[{}]' in reply.body or b'"bindings":[]' in reply.body
+    finally:
+        pool.close()
+    assert not listener.connected()
+
+
+@pytest.mark.parametrize(
+    "graph", ["file:///etc/passwd", "http://127.0.0.1:{port}/graph", "urn:not-a-stored-graph"]
+)
+def test_only_graphs_of_the_store_can_be_named(server: Any, http: Any, listener: Listener, graph):
+    graph = graph.format(port=listener.port)
+    replies = [
+        http.fetch(http.url(server.sparql, query=f"SELECT * FROM <{graph}> WHERE {{ ?s ?p ?o }}")),
+        http.fetch(
+            http.url(server.sparql, query=f"SELECT * FROM NAMED <{graph}> WHERE {{ ?s ?p ?o }}")
+        ),
+        http.fetch(
+            http.url(server.sparql, query="ASK { ?s ?p ?o }", **{"default-graph-uri": graph})
+        ),
+        http.fetch(http.url(server.sparql, query="ASK { ?s ?p ?o }", **{"named-graph-uri": graph})),
+    ]
+    for reply in replies:
+        assert reply.status == 400, reply.text
+        assert (
+            reply.json()["graph"] == graph and "not a graph of this store" in reply.json()["error"]
+        )
+    assert not listener.connected()
+
+
+def test_from_with_a_prefixed_name_is_checked_too(server: Any, http: Any) -> None:
+    query = "PREFIX f: <file:///etc/> SELECT * FROM f:passwd WHERE { ?s ?p ?o }"
+    reply = http.fetch(http.url(server.sparql, query=query))
+    assert reply.status == 400 and reply.json()["graph"] == "file:///etc/passwd"
+
+
+HOSTILE = [
+    '68fa791f1e209131cea7c381" } UNION { ?method ?p ?label } #',
+    "68fa791f1e209131cea7c381' } UNION { ?method ?p ?label } #",
+    "} UNION { ?paper ?p ?label }",
+    '"} } SELECT * WHERE { ?s ?p ?o } #',
+    "{ ?s ?p ?o }",
+    "https://w3id.org/benchgraph/id/paper/x> } UNION { ?paper ?p ?label } #",
+    "\\u0022 } UNION { ?s ?p ?o }",
+]
+
+
+@pytest.mark.parametrize("value", HOSTILE)
+def test_named_query_parameters_are_bound_not_spliced(server: Any, http: Any, value: str) -> None:
+    for name in ("methods-introduced-by-paper", "methods-reported-by-paper"):
+        reply = http.fetch(http.url(f"{server.url}queries/{name}", paper=value))
+        if reply.status == 400:  # not a valid IRI: refused, naming the parameter
+            assert reply.json()["parameter"] == "paper"
+        else:
+            assert reply.status == 200 and reply.json()["results"]["bindings"] == []
+
+
+@pytest.mark.parametrize(
+    "path", ["/queries/../x", "/queries/..%2Fx", "/queries/%2e%2e/%2e%2e/etc/passwd", "/queries/.."]
+)
+def test_paths_outside_the_catalogue_are_404(server: Any, path: str) -> None:
+    address = urllib.parse.urlsplit(server.url)
+    conn = http.client.HTTPConnection(address.hostname, address.port, timeout=10)
+    conn.request("GET", path, headers={"Accept": "application/json"})  # sent as written
+    response = conn.getresponse()
+    body = response.read()
+    conn.close()
+    assert response.status == 404, body
+    assert b'"ok":false' in body.replace(b" ", b"")
+
+
+def test_a_10_mb_body_is_413(server: Any, http: Any) -> None:
+    body = b"SELECT * WHERE { ?s ?p ?o } #" + b"x" * (10 * 1024 * 1024)
+    for content_type, data in [
+        ("application/sparql-query", body),
+        ("application/x-www-form-urlencoded", b"query=" + body),
+    ]:
+        reply = http.fetch(server.sparql, data, Content_Type=content_type, timeout=60)
+        assert reply.status == 413 and reply.json()["status"] == 413
+
+
+def test_deep_nesting_is_refused_and_the_server_stays_up(server: Any, http: Any) -> None:
+    deep = "SELECT * WHERE " + "{" * 5000 + "}" * 5000
+    reply = http.fetch(server.sparql, deep.encode(), Content_Type="application/sparql-query")
+    assert reply.status == 400 and "levels deep" in reply.json()["error"]
+    assert http.fetch(http.url(server.sparql, query="ASK {}")).status == 200
+
+
+RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }"
+
+
+def test_a_runaway_query_times_out_while_others_are_served(server: Any, http: Any) -> None:
+    answers: dict[str, Any] = {}
+
+    def runaway() -> None:
+        started = time.monotonic()
+        answers["reply"] = http.fetch(http.url(server.sparql, query=RUNAWAY))
+        answers["seconds"] = time.monotonic() - started
+        answers["runaway done"] = time.monotonic()
+
+    thread = threading.Thread(target=runaway)
+    thread.start()
+    time.sleep(0.3)
+    quick = http.fetch(http.url(server.sparql, query="ASK { ?s ?p ?o }"))
+    answers["quick done"] = time.monotonic()
+    thread.join(30)
+    assert quick.status == 200 and quick.json()["boolean"] is True
+    assert answers["quick done"] < answers["runaway done"]  # served while the other ran
+    reply = answers["reply"]
+    assert reply.status == 504, reply.text
+    assert reply.json()["ok"] is False and "time limit" in reply.json()["error"]
+    assert 1.4 < answers["seconds"] < 15
+    # The stopped worker was replaced: the server answers as before.
+    again = http.fetch(http.url(server.sparql, query="ASK { ?s ?p ?o }"))
+    assert again.status == 200 and again.json()["boolean"] is True
+
+
+def test_a_worker_killed_while_idle_is_replaced_unnoticed(scratch_store: Path) -> None:
+    pool = WorkerPool(scratch_store, 1, 10)
+    try:
+        pool.start()
+        (worker,) = pool._all
+        worker.process.kill()
+        worker.process.wait()
+        reply = pool.run(Job("ASK { ?s ?p ?o }", "json", None, 10))
+        assert isinstance(reply, Answer) and b"true" in reply.body
+    finally:
+        pool.close()
