@@ -1,0 +1,1 @@
+"""Benchmarks of benchgraph: a synthetic corpus generator and the measurements that use it."""
