@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from ingest.markdown import table_rows, unescape
+from ingest.names import normalise
 from ingest.records import Benchmark, Direction, MetricDecl, Page, ResultRecord, SourceFormat
 from ingest.sota2_results import TABLE, read_results
 from ingest.text import TRUNCATED, TRUNCATED_OR_EDITED, PageText
@@ -105,6 +106,9 @@ def parse(data: bytes, origin: str) -> Page:
     )
     if not 1 <= number <= count:
         raise page.error(footer + 1, f"page number {number} of {count} is impossible")
+    # A benchmark has a page per metric (and may have several pages per metric): a page's
+    # identity is its Source page name, its primary metric and, past the first, its number.
+    key = f"{key}/{normalise(scope.metric)}" + (f"/page-{number}" if number > 1 else "")
     return Page(
         format=FORMAT,
         origin=origin,

@@ -11,6 +11,7 @@ from types import ModuleType
 import pytest
 
 from ingest import markdown, sota2, sota2_results, text
+from ingest.names import normalise
 from ingest.records import Benchmark, Configuration, MetricDecl, Page, PageError, Setting
 
 REPO = Path(__file__).resolve().parents[2]
@@ -146,7 +147,7 @@ def test_seed_001_by_hand() -> None:
     page = parse_file(seed_path("001"))
     assert page.title == "Prompt Recovery on LAION"
     assert page.url == "https://www.sota2.com/research/sota/prompt-recovery-on-laion"
-    assert page.key == "sota2/prompt-recovery-on-laion"
+    assert page.key == "sota2/prompt-recovery-on-laion/clip-score"
     assert page.data_updated == "2026-03-06T07:08:17.938Z"
     assert page.description and page.description.startswith("Evaluation of model performance")
     assert page.benchmark == Benchmark("Prompt Recovery", "LAION", None)
@@ -173,7 +174,7 @@ def test_seed_001_by_hand() -> None:
 def test_seed_004_by_hand() -> None:
     page = parse_file(seed_path("004"))
     assert page.benchmark == Benchmark("Multimodal Generation", "ART500K", "test")
-    assert page.key == "sota2/multimodal-generation-on-art500k-test"
+    assert page.key == "sota2/multimodal-generation-on-art500k-test/clip-i2-score"
     assert page.title == "Multimodal Generation on ART500K (test)"
     assert page.metric("Perplexity").direction == "lower"
     assert page.metric("Perplexity").unit == "SCALAR"
@@ -217,13 +218,33 @@ def test_the_radar_seed_is_not_sota2() -> None:
     assert "title" in refused(path.read_bytes(), path.name)
 
 
+def test_pages_of_one_benchmark_for_other_metrics_or_numbers_are_other_pages() -> None:
+    text = LAION.read_text(encoding="utf-8")
+    lpips = (
+        text.replace("| Metric | CLIP Score |", "| Metric | LPIPS |")
+        .replace("| Unit | PERCENT |", "| Unit | SCALAR |")
+        .replace("| Direction | Higher is better |", "| Direction | Lower is better |")
+    )
+    lpips = lpips.replace("| Method | CLIP Score |", "| Method | LPIPS |").replace(
+        "CLIP Score: ", "LPIPS: "
+    )
+    second = text.replace("Page 1 of 1.", "Page 2 of 2.")
+    keys = {sota2.parse(page.encode(), "page.md").key for page in (text, lpips, second)}
+    assert keys == {
+        "sota2/prompt-recovery-on-laion/clip-score",
+        "sota2/prompt-recovery-on-laion/lpips",
+        "sota2/prompt-recovery-on-laion/clip-score/page-2",
+    }
+
+
 @pytest.mark.parametrize(
     ("example", "prefix"), [(LAION, "001"), (ART, "004")], ids=["laion", "art500k"]
 )
 def test_examples_parse_and_carry_the_seed_figures(example: Path, prefix: str) -> None:
     page = parse_file(example)
     assert sota2.sniff(example.read_text(encoding="utf-8"))
-    assert page.key == "sota2/" + example.stem.removeprefix("sota2-")
+    metric = normalise(page.primary_metric)
+    assert page.key == "sota2/" + example.stem.removeprefix("sota2-") + "/" + metric
     assert len(page.results) == page.declared_count == 6
     seed = parse_file(seed_path(prefix))
     assert page.description != seed.description

@@ -19,10 +19,20 @@ AS_OF = "2026-11-29"  # with the default 180 days: stale means updated before 20
 # methods without origin, results without configuration, stale, warnings
 SEED_FIGURES = {
     "radar/composet": (273, 0, [], 0, 273, 28, 0, False, 28),
-    "sota2/multimodal-generation-on-art500k-test": (6, 2, ["GRAPHGPT-O"], 3, 1, 1, 4, True, 5),
-    "sota2/prompt-recovery-on-laion": (6, 1, ["EDITOR"], 4, 1, 1, 6, True, 7),
-    "sota2/prompt-recovery-on-ms-coco": (6, 1, ["EDITOR"], 4, 1, 1, 6, True, 7),
-    "sota2/prompt-to-prompt-semantic-composition-on-genai-bench": (
+    "sota2/multimodal-generation-on-art500k-test/clip-i2-score": (
+        6,
+        2,
+        ["GRAPHGPT-O"],
+        3,
+        1,
+        1,
+        4,
+        True,
+        5,
+    ),
+    "sota2/prompt-recovery-on-laion/clip-score": (6, 1, ["EDITOR"], 4, 1, 1, 6, True, 7),
+    "sota2/prompt-recovery-on-ms-coco/clip-score": (6, 1, ["EDITOR"], 4, 1, 1, 6, True, 7),
+    "sota2/prompt-to-prompt-semantic-composition-on-genai-bench/clip-t-s-t": (
         30,
         10,
         ["MAs", "masked activation-transport mechanism"],
@@ -93,10 +103,10 @@ def test_seed_figures_per_source_and_overall(seeded: Path) -> None:
         assert (s["partial"], s["violations"], s["infos"]) == (False, 0, 0)
         assert s["validated"] is not None
     by_page = {s["page"]: s for s in document["sources"]}
-    assert by_page["sota2/prompt-recovery-on-laion"]["methodsWithoutOrigin"] == ["STEPS"]
-    assert by_page["sota2/multimodal-generation-on-art500k-test"]["methodsWithoutOrigin"] == [
-        "Janus"
-    ]
+    assert by_page["sota2/prompt-recovery-on-laion/clip-score"]["methodsWithoutOrigin"] == ["STEPS"]
+    assert by_page["sota2/multimodal-generation-on-art500k-test/clip-i2-score"][
+        "methodsWithoutOrigin"
+    ] == ["Janus"]
     radar = by_page["radar/composet"]
     assert (radar["url"], radar["publisher"]) == (None, "AI Benchmark Radar / Equality Machine")
     assert (radar["declared"], radar["results"]) == (22, 273)
@@ -107,7 +117,7 @@ def test_text_says_who_reported_what_and_that_it_is_not_reproduction(seeded: Pat
     assert done.returncode == 0
     text = done.stdout
     assert text.startswith("Provenance audit: 5 source pages, 321 results (stale: data updated")
-    laion = text[text.index("sota2/prompt-recovery-on-laion — ") :]
+    laion = text[text.index("sota2/prompt-recovery-on-laion/clip-score — ") :]
     laion = laion[: laion.index("\n\n")]
     assert (
         "self-reported: 1 (EDITOR); reported by another paper (not independent reproduction): "
@@ -152,7 +162,9 @@ def test_each_section_is_a_named_query_with_the_same_answers(seeded: Path) -> No
     done = run_cli("query", "audit-self-reported", "--format", "json", store=seeded)
     assert done.returncode == 0, done.stderr
     rows = json.loads(done.stdout)["results"]["bindings"]
-    laion = next(r for r in rows if r["page"]["value"] == "sota2/prompt-recovery-on-laion")
+    laion = next(
+        r for r in rows if r["page"]["value"] == "sota2/prompt-recovery-on-laion/clip-score"
+    )
     assert (laion["results"]["value"], laion["selfReported"]["value"]) == ("6", "1")
     assert laion["selfReportedMethods"]["value"] == "EDITOR"
 
@@ -181,7 +193,7 @@ def test_partial_coverage_is_an_info_and_an_audit_figure(store_dir: Path, tmp_pa
     assert done.returncode == 0, done.stderr
     assert "; 7 warnings, 1 infos" in done.stdout
     assert (
-        f"info: {page}: source sota2/prompt-recovery-on-laion: covers its benchmark only partially"
+        f"info: {page}: source sota2/prompt-recovery-on-laion/clip-score: covers its benchmark only partially"
         in done.stderr
     )
     document = audit_json(store_dir)

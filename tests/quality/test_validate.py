@@ -17,8 +17,8 @@ from benchgraph import vocab as V
 from benchgraph.store import Store
 from ingest.loader import ingest_file
 
-LAION_GRAPH = V.ID + "graph/sota2/prompt-recovery-on-laion"
-COCO_GRAPH = V.ID + "graph/sota2/prompt-recovery-on-ms-coco"
+LAION_GRAPH = V.ID + "graph/sota2/prompt-recovery-on-laion/clip-score"
+COCO_GRAPH = V.ID + "graph/sota2/prompt-recovery-on-ms-coco/clip-score"
 LAION_RESULT = V.ID + "result/69aa7c5b6dbb7075b953ba9e"
 LAION_METRIC = V.ID + "benchmark/prompt-recovery/laion/metric/clip-score"
 EDITOR = V.ID + "method/editor"
@@ -91,16 +91,16 @@ def test_a_violation_injected_past_the_gate_is_found(seeded: Path) -> None:
     assert done.returncode == 1, done.stdout + done.stderr
     lines = [line for line in done.stdout.splitlines() if line.startswith("violation: ")]
     assert lines == [
-        "violation: sota2/prompt-recovery-on-laion: result 69aa7c5b6dbb7075b953ba9e: needs "
+        "violation: sota2/prompt-recovery-on-laion/clip-score: result 69aa7c5b6dbb7075b953ba9e: needs "
         "exactly one unit (bg:unit), a QUDT unit IRI: a number without its unit cannot be "
         "compared or converted [bgsh:Result-unit, bg:unit]",
-        "violation: sota2/prompt-recovery-on-laion: result 69aa7c5b6dbb7075b953ba9e: must have "
+        "violation: sota2/prompt-recovery-on-laion/clip-score: result 69aa7c5b6dbb7075b953ba9e: must have "
         "the unit of its metric (bg:metric/bg:unit equals bg:unit): otherwise the number would "
         "be read in the wrong unit [bgsh:Result-unitOfMetric, bg:metric/bg:unit]",
     ]
     assert "does not conform" in done.stdout.splitlines()[-1]
     # the new report replaced the stored one, where audits read it
-    assert stored_violations(seeded)["sota2/prompt-recovery-on-laion"] == 2
+    assert stored_violations(seeded)["sota2/prompt-recovery-on-laion/clip-score"] == 2
 
 
 def test_json_and_turtle_reports_name_the_focus(seeded: Path) -> None:
@@ -113,7 +113,7 @@ def test_json_and_turtle_reports_name_the_focus(seeded: Path) -> None:
         (
             LAION_RESULT,
             "69aa7c5b6dbb7075b953ba9e",
-            "sota2/prompt-recovery-on-laion",
+            "sota2/prompt-recovery-on-laion/clip-score",
             validation.BGSH + shape,
         )
         for shape in ("Result-unit", "Result-unitOfMetric")
@@ -131,7 +131,7 @@ def test_json_and_turtle_reports_name_the_focus(seeded: Path) -> None:
     assert focus == {rdflib.URIRef(LAION_RESULT)}
     assert len(list(graph.objects(report_node, SH.result))) == 51
     # --no-save left the stored reports as the gate wrote them
-    assert stored_violations(seeded)["sota2/prompt-recovery-on-laion"] == 0
+    assert stored_violations(seeded)["sota2/prompt-recovery-on-laion/clip-score"] == 0
 
 
 CROSS_PAGE = {
@@ -152,7 +152,7 @@ CROSS_PAGE = {
     "check-result-sources": (
         LAION_RESULT,
         V.wasDerivedFrom,
-        ox.NamedNode(V.ID + "source/sota2/prompt-recovery-on-ms-coco"),
+        ox.NamedNode(V.ID + "source/sota2/prompt-recovery-on-ms-coco/clip-score"),
         "Violation",
         1,
     ),
@@ -170,7 +170,7 @@ def test_what_no_single_page_shows_is_found_across_pages(check: str, seeded: Pat
     assert [(f["shape"], f["focus"], f["severity"]) for f in crossing] == [
         (validation.BGSH + check, focus, severity)
     ]
-    assert "sota2/prompt-recovery-on-ms-coco" in crossing[0]["message"]
+    assert "sota2/prompt-recovery-on-ms-coco/clip-score" in crossing[0]["message"]
     page_findings = [f for f in report["findings"] if f["page"] != "across pages"]
     assert all(f["severity"] == "Warning" for f in page_findings)  # each page alone is fine
 

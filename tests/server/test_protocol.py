@@ -28,7 +28,7 @@ from SPARQLWrapper import (
 )
 
 SD = rdflib.Namespace("http://www.w3.org/ns/sparql-service-description#")
-LAION = "https://w3id.org/benchgraph/id/graph/sota2/prompt-recovery-on-laion"
+LAION = "https://w3id.org/benchgraph/id/graph/sota2/prompt-recovery-on-laion/clip-score"
 METHODS = """PREFIX bg: <https://w3id.org/benchgraph/ns#>
 PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 SELECT DISTINCT ?method ?label WHERE { ?r bg:reportedIn ?paper ; bg:method ?method .
