@@ -91,12 +91,13 @@ def test_a_violation_injected_past_the_gate_is_found(seeded: Path) -> None:
     assert done.returncode == 1, done.stdout + done.stderr
     lines = [line for line in done.stdout.splitlines() if line.startswith("violation: ")]
     assert lines == [
-        "violation: sota2/prompt-recovery-on-laion/clip-score: result 69aa7c5b6dbb7075b953ba9e: needs "
-        "exactly one unit (bg:unit), a QUDT unit IRI: a number without its unit cannot be "
-        "compared or converted [bgsh:Result-unit, bg:unit]",
-        "violation: sota2/prompt-recovery-on-laion/clip-score: result 69aa7c5b6dbb7075b953ba9e: must have "
-        "the unit of its metric (bg:metric/bg:unit equals bg:unit): otherwise the number would "
-        "be read in the wrong unit [bgsh:Result-unitOfMetric, bg:metric/bg:unit]",
+        "violation: sota2/prompt-recovery-on-laion/clip-score: "
+        "result 69aa7c5b6dbb7075b953ba9e: needs exactly one unit (bg:unit), a QUDT unit IRI: "
+        "a number without its unit cannot be compared or converted [bgsh:Result-unit, bg:unit]",
+        "violation: sota2/prompt-recovery-on-laion/clip-score: "
+        "result 69aa7c5b6dbb7075b953ba9e: must have the unit of its metric "
+        "(bg:metric/bg:unit equals bg:unit): otherwise the number would be read in the wrong "
+        "unit [bgsh:Result-unitOfMetric, bg:metric/bg:unit]",
     ]
     assert "does not conform" in done.stdout.splitlines()[-1]
     # the new report replaced the stored one, where audits read it
