@@ -194,8 +194,7 @@ def test_partial_coverage_is_an_info_and_an_audit_figure(store_dir: Path, tmp_pa
     assert "; 7 warnings, 1 infos" in done.stdout
     assert (
         f"info: {page}: source sota2/prompt-recovery-on-laion/clip-score: "
-        "covers its benchmark only partially"
-        in done.stderr
+        "covers its benchmark only partially" in done.stderr
     )
     document = audit_json(store_dir)
     assert document["overall"]["partialCoverage"] == 1
