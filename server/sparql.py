@@ -24,7 +24,7 @@ from benchgraph import vocab as V
 from server import description, guard, media
 from server.answers import respond
 from server.backend import Backend, current
-from server.engine import Job
+from server.engine import Answer, Job
 from server.errors import ApiError
 
 blueprint = Blueprint("sparql", __name__)
@@ -137,14 +137,37 @@ def endpoint() -> Response:
                 400, "no query: send query=... (form) or an application/sparql-query body"
             )
         return describe(backend, params.formats)
+    accept = request.accept_mimetypes
+    results = media.choose(media.of_kind("results", "page"), accept, params.formats)
+    graph = media.choose(media.of_kind("graph"), accept, params.formats)
+    answer = evaluate(backend, params, results, graph)
+    page = results is not None and results.kind == "page"
+    return respond(
+        answer,
+        page=page and answer.kind != "triples",
+        title="SPARQL query results",
+        query=params.query,
+    )
+
+
+def evaluate(
+    backend: Backend,
+    params: Protocol,
+    results: media.MediaType | None,
+    graph: media.MediaType | None,
+) -> Answer:
+    """Check ``params.query`` (read-only, no SERVICE, graphs of the store only) and run it.
+
+    ``results`` and ``graph`` are the formats acceptable for a SELECT/ASK and a
+    CONSTRUCT/DESCRIBE answer (an HTML page means SPARQL JSON). Raises ApiError: 400 for a
+    refused or malformed query, 406 when the answer's kind has no acceptable format.
+    """
+    assert params.query is not None
     sparql_url = backend.base_url() + "sparql"
     try:
         inspection = guard.inspect(params.query, sparql_url)
     except guard.Refused as refused:
         raise ApiError(400, str(refused)) from None
-    accept = request.accept_mimetypes
-    results = media.choose(media.of_kind("results", "page"), accept, params.formats)
-    graph = media.choose(media.of_kind("graph"), accept, params.formats)
     answers_graph = inspection.form in ("CONSTRUCT", "DESCRIBE")
     answers_results = inspection.form in ("SELECT", "ASK")
     if (
@@ -164,13 +187,7 @@ def endpoint() -> Response:
         base_iri=sparql_url,
         **_dataset(params, inspection, backend),
     )
-    answer = backend.run(job)
-    return respond(
-        answer,
-        page=page and answer.kind != "triples",
-        title="SPARQL query results",
-        query=params.query,
-    )
+    return backend.run(job)
 
 
 def describe(backend: Backend, formats: list[str]) -> Response:
