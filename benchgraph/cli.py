@@ -24,7 +24,7 @@ EXIT_OK, EXIT_REFUSED, EXIT_ERROR = 0, 1, 2
 
 # Modules that add further commands. Each has ``add_commands(subparsers)``, which adds its
 # commands with ``set_defaults(handler=...)``; a handler takes the namespace and returns the code.
-COMMAND_MODULES: tuple[str, ...] = ("benchgraph.quality_cli", "server.cli")
+COMMAND_MODULES: tuple[str, ...] = ("benchgraph.quality_cli", "benchgraph.export_cli", "server.cli")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -188,6 +188,16 @@ def catalogue(folder: Path | None = None) -> dict[str, NamedQuery]:
     return {path.stem: load(path) for path in sorted(folder.glob("*.rq"))}
 
 
+def internal(name: str) -> str:
+    """The text of ``queries/internal/<name>.rq``: a query the server and the CLI run themselves
+    (not a named query: the catalogue does not list it). Raises QueryError if it is missing."""
+    path = resources.queries_dir() / "internal" / f"{name}.rq"
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise QueryError(f"cannot read the internal query {path}: {error}") from None
+
+
 def find(name_or_file: str) -> NamedQuery:
     """A named query by name, or a ``.rq`` file by path. Raises QueryError if neither."""
     path = Path(name_or_file)

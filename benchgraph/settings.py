@@ -111,6 +111,22 @@ SETTINGS = (
         "serve",
     ),
     Setting("threads", "8", "HTTP threads of the server.", "integer", 1, "serve"),
+    Setting(
+        "id_base",
+        "https://w3id.org/benchgraph/id/",
+        "Base of the resource IRIs the server answers for: GET /id/PATH describes the resource "
+        "whose IRI is this base followed by PATH, whatever host the server runs on.",
+        command="serve",
+    ),
+    Setting(
+        "dump_timeout",
+        "600",
+        "Seconds writing one dump (/dump.trig and the like) may take; a longer one is stopped "
+        "and answered 504. A dump is written once per store state and then served from disk.",
+        "number",
+        1,
+        "serve",
+    ),
 )
 _BY_NAME = {s.name: s for s in SETTINGS}
 

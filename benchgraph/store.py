@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import IO
 
 import pyoxigraph as ox
 
+from benchgraph import export
 from benchgraph import vocab as V
 
 
@@ -98,6 +100,11 @@ class Store:
         return self._store.query(
             sparql, use_default_graph_as_union=True, substitutions=substitutions or None
         )
+
+    def export(self, key: str, output: IO[bytes]) -> None:
+        """Write the whole store to ``output`` in the dump format with media key ``key``
+        (see :mod:`benchgraph.export`). Raises OSError when it cannot be read or written."""
+        export.write(self._store, key, output)
 
     def named_graphs(self) -> list[str]:
         return sorted(g.value for g in self._store.named_graphs() if isinstance(g, ox.NamedNode))

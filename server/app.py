@@ -3,8 +3,9 @@
 ``create_app(config)`` resolves the settings (built-in defaults, then ``BENCHGRAPH_*``
 environment variables, then ``config``), loads the named-query catalogue (a malformed header
 stops it here, naming the file and line) and registers one blueprint per surface: the SPARQL
-protocol (``/sparql``), the named queries (``/queries``) and the API description (``/`` and
-``/openapi.json``). Nothing is read at import time.
+protocol (``/sparql``), the named queries (``/queries``), the API description (``/`` and
+``/openapi.json``), the linked data (``/id/...``, ``/void``) and the dumps (``/dump.*``).
+Nothing is read at import time.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Mapping
 from flask import Flask, Response
 
 from benchgraph import queries, settings
-from server import docs, errors, named, sparql
+from server import docs, dumps, errors, linked, named, site, sparql
 from server.backend import Backend
 
 # The settings a served app uses (host, port and threads are read by `benchgraph serve`).
@@ -54,6 +55,9 @@ def create_app(config: Mapping[str, object] | None = None) -> Flask:
     app.register_blueprint(sparql.blueprint)
     app.register_blueprint(named.blueprint)
     app.register_blueprint(docs.blueprint)
+    app.register_blueprint(linked.blueprint)
+    app.register_blueprint(dumps.blueprint)
+    app.register_blueprint(site.blueprint)
 
     @app.after_request
     def cross_origin(response: Response) -> Response:

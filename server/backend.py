@@ -6,17 +6,22 @@ query workers on first use (``benchgraph serve`` starts them before it listens).
 
 from __future__ import annotations
 
+import atexit
+import os
 import re
+import shutil
+import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable
+from pathlib import Path
 from typing import cast
 
 from flask import current_app, request
 
 from benchgraph.queries import NamedQuery
 from server import media
-from server.engine import Answer, Failure, Job
+from server.engine import Answer, DumpJob, Failure, Job
 from server.errors import ApiError
 from server.workers import WorkerPool
 
@@ -60,6 +65,9 @@ class Backend:
             str(config["store"]), int(config["workers"]), float(config["query_timeout"])
         )
         self.cache = Cache(CACHE_ENTRIES)
+        self._dumps: Path | None = None
+        self._dump_locks: dict[str, threading.Lock] = {}
+        self._dump_guard = threading.Lock()
 
     @property
     def max_rows(self) -> int:
@@ -75,12 +83,37 @@ class Backend:
         configured = str(self.config["base_iri"])
         return configured.rstrip("/") + "/" if configured else request.url_root
 
-    def run(self, job: Job) -> Answer:
+    def id_base(self) -> str:
+        """The base of the resource IRIs ``/id/...`` answers for, ending in a slash."""
+        return str(self.config["id_base"]).rstrip("/") + "/"
+
+    def run(self, job: Job | DumpJob, time_limit: float | None = None) -> Answer:
         """Run ``job``; return its answer or raise ApiError with the status to answer."""
-        reply = self.pool.run(job)
+        reply = self.pool.run(job, time_limit)
         if isinstance(reply, Answer):
             return reply
         raise failure_error(reply)
+
+    def dump_file(self, key: str) -> Path:
+        """The dump of the store in the format with media key ``key``, as a file.
+
+        A query worker writes it (the store stays read-only) the first time it is asked for in
+        this store generation; later requests get the same file. Raises ApiError or PoolError
+        like :meth:`run`.
+        """
+        self.pool.start()
+        with self._dump_guard:
+            if self._dumps is None:
+                self._dumps = Path(tempfile.mkdtemp(prefix="benchgraph-dumps-"))
+                atexit.register(shutil.rmtree, self._dumps, True)
+            lock = self._dump_locks.setdefault(key, threading.Lock())
+        path = self._dumps / f"{self.pool.generation.tag}.{key}"
+        with lock:
+            if not path.is_file():
+                part = path.with_name(path.name + ".part")
+                self.run(DumpJob(key, str(part)), float(self.config["dump_timeout"]))
+                os.replace(part, path)
+        return path
 
 
 def failure_error(failure: Failure) -> ApiError:

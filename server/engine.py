@@ -2,8 +2,9 @@
 
 A worker is started by :class:`server.workers.WorkerPool` and talks to it over a socket pair: it
 sends ``("ready", graph names)`` (or ``("failed", message)``) once, then one :class:`Answer` or
-:class:`Failure` per :class:`Job`. Everything a job costs — evaluation and serialisation — happens
-here, so the pool can stop it by killing the process. This module imports nothing of Flask.
+:class:`Failure` per :class:`Job` or :class:`DumpJob` (a dump is written to a file, not sent).
+Everything a job costs — evaluation and serialisation — happens here, so the pool can stop it by
+killing the process. This module imports nothing of Flask.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Literal
 
 import pyoxigraph as ox
 
+from benchgraph import export
 from benchgraph import vocab as V
 from server import sandbox
 from server.media import GRAPH_FORMATS, QUAD_FORMATS, RESULTS_FORMATS
@@ -45,6 +47,14 @@ class Job:
     named_graphs: tuple[str, ...] | None = None
     union: bool = True
     base_iri: str | None = None
+
+
+@dataclass(frozen=True)
+class DumpJob:
+    """Write the whole store as a dump in the format with media key ``format`` to ``path``."""
+
+    format: str
+    path: str
 
 
 @dataclass(frozen=True)
@@ -156,6 +166,16 @@ def execute(store: ox.Store, job: Job) -> Answer | Failure:
         return Failure("evaluation", str(error))
 
 
+def dump(store: ox.Store, job: DumpJob) -> Answer | Failure:
+    """Write the dump ``job`` asks for; the answer's body is empty (the dump is in the file)."""
+    try:
+        with open(job.path, "wb") as output:
+            export.write(store, job.format, output)
+    except (OSError, ValueError) as error:
+        return Failure("store", f"cannot write the dump: {error}")
+    return Answer("triples", job.format, b"", 0, False)
+
+
 def _serve(conn: Connection, location: str) -> None:
     try:
         store = ox.Store.read_only(location)
@@ -169,7 +189,7 @@ def _serve(conn: Connection, location: str) -> None:
             job = conn.recv()
         except (EOFError, OSError):
             return
-        conn.send(execute(store, job))
+        conn.send(dump(store, job) if isinstance(job, DumpJob) else execute(store, job))
 
 
 def run_worker(fd: int, location: str) -> None:

@@ -32,6 +32,7 @@ class MediaType:
     label: str
     aliases: tuple[str, ...] = ()  # other media types clients ask for meaning the same thing
     w3c: str | None = None  # its IRI in http://www.w3.org/ns/formats/
+    suffix: str | None = None  # the file suffix of a document in this format (/id/..., dumps)
 
     @property
     def content_type(self) -> str:
@@ -84,6 +85,7 @@ TABLE = (
         "Turtle",
         ("application/turtle", "application/x-turtle", "text/n3", "text/rdf+n3"),
         FORMATS + "Turtle",
+        suffix="ttl",
     ),
     MediaType(
         "ntriples",
@@ -93,6 +95,7 @@ TABLE = (
         "N-Triples",
         (),
         FORMATS + "N-Triples",
+        suffix="nt",
     ),
     MediaType(
         "jsonld",
@@ -102,6 +105,7 @@ TABLE = (
         "JSON-LD",
         ("application/x-json+ld", "application/json"),
         FORMATS + "JSON-LD",
+        suffix="jsonld",
     ),
     MediaType(
         "rdfxml",
@@ -111,6 +115,7 @@ TABLE = (
         "RDF/XML",
         ("application/xml", "text/xml"),
         FORMATS + "RDF_XML",
+        suffix="rdf",
     ),
     MediaType(
         "trig",
@@ -120,6 +125,7 @@ TABLE = (
         "TriG (every triple in the default graph)",
         (),
         FORMATS + "TriG",
+        suffix="trig",
     ),
     MediaType(
         "nquads",
@@ -129,12 +135,14 @@ TABLE = (
         "N-Quads (every triple in the default graph)",
         (),
         FORMATS + "N-Quads",
+        suffix="nq",
     ),
     MediaType("html", "page", "text/html", ("html",), "HTML page for browsers"),
     MediaType("apijson", "api", "application/json", (), "JSON"),
 )
 
 BY_KEY = {m.key: m for m in TABLE}
+BY_SUFFIX = {m.suffix: m for m in TABLE if m.suffix}
 
 RESULTS_FORMATS = {
     "json": ox.QueryResultsFormat.JSON,

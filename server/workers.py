@@ -28,7 +28,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from benchgraph.store import StoreError
-from server.engine import Answer, Failure, Job
+from server.engine import Answer, DumpJob, Failure, Job
 
 # A worker is a fresh interpreter (never a fork of the threaded server) that imports only the
 # engine, talking over a socket pair: fd and store location are its arguments.
@@ -170,12 +170,14 @@ class WorkerPool:
                 self._idle.put(worker)
             self._started = True
 
-    def run(self, job: Job) -> Answer | Failure:
-        """Run ``job`` on a free worker and return what it answered.
+    def run(self, job: Job | DumpJob, time_limit: float | None = None) -> Answer | Failure:
+        """Run ``job`` on a free worker and return what it answered; ``time_limit`` (seconds)
+        replaces the pool's for this job.
 
         Raises Busy when no worker comes free within the time limit, TimedOut when the query
         outlives it (its worker is replaced), Crashed when the worker dies running it.
         """
+        limit = self.time_limit if time_limit is None else time_limit
         self.start()
         worker = self._checkout()
         if worker.process.poll() is not None:  # it died idle (killed from outside): not this job
@@ -185,10 +187,15 @@ class WorkerPool:
             if not worker.ready:
                 worker.wait_ready(self.start_timeout)
             worker.conn.send(job)
-            if not worker.conn.poll(self.time_limit):
+            if not worker.conn.poll(limit):
                 self._replace(worker)
+                if isinstance(job, DumpJob):
+                    raise TimedOut(
+                        f"writing the dump took longer than the time limit of {limit:g} s and "
+                        "was stopped (the dump_timeout setting)"
+                    )
                 raise TimedOut(
-                    f"the query ran longer than the time limit of {self.time_limit:g} s and was "
+                    f"the query ran longer than the time limit of {limit:g} s and was "
                     "stopped; narrow it (more specific patterns, a LIMIT) and try again"
                 )
             reply: Answer | Failure = worker.conn.recv()

@@ -173,7 +173,8 @@ def test_shapes_that_do_not_parse_stop_ingest_with_exit_two(
     for folder in ("ontology", "queries", "shapes"):
         (root / folder).mkdir(parents=True)
         for path in (REPO / folder).iterdir():
-            (root / folder / path.name).write_bytes(path.read_bytes())
+            if path.is_file():  # queries/site/ holds the site's pages, not named queries
+                (root / folder / path.name).write_bytes(path.read_bytes())
     broken = root / "shapes" / "provenance.ttl"
     broken.write_text(broken.read_text() + "\nthis is not turtle\n")
     monkeypatch.setenv("BENCHGRAPH_RESOURCES", str(root))

@@ -197,7 +197,8 @@ def copy_resources(root: Path) -> Path:
     for folder in ("ontology", "queries", "shapes"):
         (root / folder).mkdir(parents=True)
         for path in (REPO / folder).iterdir():
-            (root / folder / path.name).write_bytes(path.read_bytes())
+            if path.is_file():  # queries/site/ holds the site's pages, not named queries
+                (root / folder / path.name).write_bytes(path.read_bytes())
     return root
 
 

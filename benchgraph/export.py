@@ -1,0 +1,56 @@
+"""Dumps: the whole store written as one RDF document, streamed (never built in memory).
+
+TriG and N-Quads keep the named graphs, so every triple still says which page it came from;
+Turtle, N-Triples and JSON-LD hold one graph, the union of all of them (each triple once).
+The serialisers write to a file object as they go: the quad formats straight from the store,
+the single-graph formats from the distinct triples of the union as a query yields them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import IO
+
+import pyoxigraph as ox
+
+from benchgraph import queries
+from benchgraph import vocab as V
+from server.media import BY_KEY, GRAPH_FORMATS, QUAD_FORMATS
+
+# Format names of `benchgraph export --format` -> media-table keys (the HTTP dumps use the same).
+FORMATS = {
+    "trig": "trig",
+    "nquads": "nquads",
+    "turtle": "turtle",
+    "ntriples": "ntriples",
+    "jsonld": "jsonld",
+}
+
+
+def suffix(key: str) -> str:
+    """The file suffix of a dump in the format with media key ``key`` (``/dump.<suffix>``)."""
+    found = BY_KEY[key].suffix
+    assert found is not None
+    return found
+
+
+def union_triples(store: ox.Store) -> Iterator[ox.Triple]:
+    """Yield each triple of the union of the store's graphs once."""
+    answer = store.query(queries.internal("union-triples"), use_default_graph_as_union=True)
+    assert isinstance(answer, ox.QuerySolutions)
+    for row in answer:
+        yield ox.Triple(row["s"], row["p"], row["o"])
+
+
+def write(store: ox.Store, key: str, output: IO[bytes]) -> None:
+    """Write the store to ``output`` in the format with media key ``key`` (one of FORMATS).
+
+    Raises OSError when the store cannot be read or the output cannot be written.
+    """
+    if key not in FORMATS.values():
+        raise ValueError(f"no dump format {key!r} (formats: {', '.join(FORMATS)})")
+    fmt = GRAPH_FORMATS[key]
+    if key in QUAD_FORMATS:
+        store.dump(output, fmt, prefixes=V.PREFIXES)
+    else:
+        ox.serialize(union_triples(store), output, fmt, prefixes=V.PREFIXES)

@@ -1,0 +1,135 @@
+"""The linked-data surface: dereferenceable resource IRIs (``/id/...``) and the dataset's own
+description (``/void``, ``/.well-known/void``).
+
+``GET /id/PATH`` describes the resource whose IRI is the ``id_base`` setting followed by PATH
+(by default ``https://w3id.org/benchgraph/id/PATH``, whatever host serves it): its statements,
+the types and labels of what it links to, what links to it (bounded) and the source pages that
+state something about it (``queries/internal/describe.rq``, run by a query worker with the IRI
+bound). The format follows a suffix (``.ttl``, ``.jsonld``, ``.nt``, ``.rdf``, ``.trig``,
+``.nq``), else ``format``, else ``Accept`` (the media table); a browser asking for HTML is sent
+303 See Other to ``/page/PATH``. An IRI the store knows nothing about is 404.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Hashable
+from urllib.parse import quote
+
+import pyoxigraph as ox
+from flask import Blueprint, Response, redirect, request
+from werkzeug.wrappers import Response as WerkzeugResponse
+
+from benchgraph import queries
+from server import media, void
+from server.answers import respond
+from server.backend import Backend, current
+from server.engine import Answer, Job
+from server.errors import ApiError
+
+blueprint = Blueprint("linked", __name__)
+
+
+def _graph_format(path: str | None, with_page: bool) -> tuple[media.MediaType, str | None]:
+    """The format asked for (a suffix of ``path`` first) and ``path`` without that suffix."""
+    if path is not None:
+        stem, dot, suffix = path.rpartition(".")
+        found = media.BY_SUFFIX.get(suffix) if dot and "/" not in suffix else None
+        if found is not None and stem:
+            return found, stem
+    offered = media.of_kind("graph") + ([media.BY_KEY["html"]] if with_page else [])
+    chosen = media.choose(offered, request.accept_mimetypes, request.args.getlist("format"))
+    if chosen is None:
+        names = ", ".join(m.mime for m in offered)
+        raise ApiError(406, f"no acceptable format; this is served as: {names}")
+    return chosen, path
+
+
+def _cached(backend: Backend, key: Hashable, job: Job) -> Answer:
+    backend.pool.start()
+    full = (backend.pool.generation.tag, *key) if isinstance(key, tuple) else key
+    answer = backend.cache.get(full)
+    if answer is None:
+        answer = backend.run(job)
+        backend.cache.put(full, answer)
+    return answer
+
+
+def _finish(response: Response, backend: Backend) -> Response:
+    response.headers["Vary"] = "Accept"
+    response.last_modified = backend.pool.generation.modified
+    return response
+
+
+@blueprint.get("/id/<path:path>")
+def resource(path: str) -> Response | WerkzeugResponse:
+    """Describe one resource in the format asked for, or send a browser to its page."""
+    backend = current()
+    chosen, stem = _graph_format(path, with_page=True)
+    local = quote(stem or path, safe="/-")  # the path as minted (percent-encoded segments)
+    if chosen.kind == "page":
+        response = redirect(f"{backend.base_url()}page/{local}", 303)
+        response.headers["Vary"] = "Accept"
+        return response
+    iri = backend.id_base() + local
+    job = Job(
+        queries.internal("describe"),
+        None,
+        chosen.key,
+        backend.max_rows,
+        {"resource": ox.NamedNode(iri)},
+    )
+    answer = _cached(backend, ("describe", iri, chosen.key), job)
+    if answer.rows == 0:
+        raise ApiError(404, f"nothing is known about <{iri}>", iri=iri)
+    response = respond(answer)
+    if chosen.suffix:
+        response.headers["Content-Location"] = f"{backend.base_url()}id/{local}.{chosen.suffix}"
+    return _finish(response, backend)
+
+
+def _rows(backend: Backend, name: str) -> list[dict[str, dict[str, str]]]:
+    job = Job(queries.internal(name), "json", None, backend.max_rows)
+    answer = _cached(backend, ("void-query", name), job)
+    return list(json.loads(answer.body)["results"]["bindings"])
+
+
+def figures(backend: Backend) -> void.Figures:
+    """The store's figures for its VoID description."""
+    summary = _rows(backend, "void-summary")[0]
+    modified = summary.get("modified")
+    return void.Figures(
+        triples=int(summary["triples"]["value"]),
+        entities=int(summary["entities"]["value"]),
+        modified=(
+            ox.Literal(modified["value"], datatype=ox.NamedNode(modified["datatype"]))
+            if modified
+            else None
+        ),
+        classes=[
+            (row["class"]["value"], int(row["entities"]["value"]))
+            for row in _rows(backend, "void-classes")
+        ],
+        graphs=[
+            (
+                row["graph"]["value"],
+                int(row["triples"]["value"]),
+                row["source"]["value"] if "source" in row else None,
+            )
+            for row in _rows(backend, "void-graphs")
+        ],
+    )
+
+
+@blueprint.get("/void")
+@blueprint.get("/.well-known/void")
+def dataset() -> Response:
+    """The VoID and DCAT description of the dataset."""
+    backend = current()
+    chosen, _ = _graph_format(None, with_page=False)
+    found = void.triples(backend.base_url(), backend.id_base(), figures(backend))
+    items: list[ox.Triple] | list[ox.Quad] = found
+    if chosen.key in media.QUAD_FORMATS:
+        items = [ox.Quad(t.subject, t.predicate, t.object, ox.DefaultGraph()) for t in found]
+    body = ox.serialize(items, format=media.GRAPH_FORMATS[chosen.key], prefixes=void.PREFIXES)
+    return _finish(Response(body, content_type=chosen.content_type), backend)

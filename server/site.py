@@ -1,0 +1,294 @@
+"""The browsable site: server-rendered HTML pages over the graph, no script.
+
+- ``/site``: what is loaded, a search box, the source pages, links to the query page and dumps.
+- ``/search?q=``: resources whose label contains the text (case-insensitive, at most 100).
+- ``/query?query=``: a SPARQL form; the query runs through the same checks as ``/sparql``.
+- ``/page/<path>``: the resource ``https://w3id.org/benchgraph/id/<path>``, drawn by its kind
+  (paper, method, benchmark with a chart per cohort, result with its provenance, source page;
+  anything else as a table of its statements). Unknown resources are 404.
+
+The pages' SPARQL lives in ``queries/site/*.rq``; the resource is bound, never spliced in. Answers
+are cached per store generation. Values are shown as published (``bg:publishedValue``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from functools import cache
+from pathlib import Path
+from urllib.parse import quote
+
+import pyoxigraph as ox
+from flask import Blueprint, Response, render_template, request, url_for
+from markupsafe import Markup
+
+from benchgraph import resources
+from benchgraph import vocab as V
+from server import charts, media, sparql
+from server.answers import table
+from server.backend import current
+from server.engine import Job, Term
+from server.errors import ApiError
+
+blueprint = Blueprint("site", __name__, template_folder="templates")
+
+Row = dict[str, str]
+SH = "http://www.w3.org/ns/shacl#"
+UNITS = {"PERCENT": "percent (%)", "UNITLESS": "unitless", "SEC": "seconds", "MilliSEC": "ms"}
+KINDS = {
+    V.Paper: "paper",
+    V.Method: "method",
+    V.Benchmark: "benchmark",
+    V.Result: "result",
+    V.SourceDocument: "source",
+}
+
+
+@cache
+def _text(folder: Path, name: str) -> str:
+    return (folder / "site" / f"{name}.rq").read_text(encoding="utf-8")
+
+
+def _rows(key: str, text: str, bound: dict[str, Term]) -> list[Row]:
+    """Run ``text`` with ``bound`` substituted (cached per store generation); plain values."""
+    backend = current()
+    backend.pool.start()
+    cache_key = (
+        backend.pool.generation.tag,
+        ("site", key, tuple(sorted((k, str(v)) for k, v in bound.items()))),
+    )
+    answer = backend.cache.get(cache_key)
+    if answer is None:
+        answer = backend.run(Job(text, "json", None, backend.max_rows, bound))
+        backend.cache.put(cache_key, answer)
+    document = json.loads(answer.body)
+    return [{k: str(v["value"]) for k, v in b.items()} for b in document["results"]["bindings"]]
+
+
+def select(name: str, **bound: Term) -> list[Row]:
+    """Rows of ``queries/site/<name>.rq`` with ``bound`` substituted (values as text)."""
+    return _rows(name, _text(resources.queries_dir(), name), bound)
+
+
+def _named(name: str, **bound: Term) -> list[Row]:
+    """Rows of the named query ``name`` (from the app's catalogue) with ``bound``."""
+    return _rows("named/" + name, current().catalogue[name].text, bound)
+
+
+@blueprint.app_template_filter("page_url")
+def page_url(iri: str) -> str:
+    """The site page of a benchgraph IRI; any other IRI as it is."""
+    if iri.startswith(V.ID):
+        return url_for("site.page", path="x").removesuffix("x") + iri[len(V.ID) :]
+    return iri
+
+
+@blueprint.app_template_filter("unit_name")
+def unit_name(iri: str) -> str:
+    """A QUDT unit IRI as a reader names it."""
+    local = iri.rsplit("/", 1)[-1]
+    return UNITS.get(local, local)
+
+
+@blueprint.app_template_filter("local")
+def local_name(iri: str) -> str:
+    """The last part of an IRI."""
+    return iri.rstrip("/").rsplit("/", 1)[-1].rsplit("#", 1)[-1]
+
+
+def _props(rows: list[Row]) -> dict[str, list[Row]]:
+    found: dict[str, list[Row]] = defaultdict(list)
+    for row in rows:
+        found[row["property"]].append(row)
+    return found
+
+
+def _first(props: dict[str, list[Row]], prop: str) -> str:
+    return props[prop][0]["value"] if props.get(prop) else ""
+
+
+def _direction(iri: str) -> str:
+    return "lower" if iri == V.LowerIsBetter else "higher"
+
+
+def _leaderboards(benchmark: ox.NamedNode) -> list[dict[str, object]]:
+    """Per metric with results: its cohorts, each with its rows and its chart."""
+    intervals = {r["result"]: r for r in select("intervals", benchmark=benchmark)}
+    boards: list[dict[str, object]] = []
+    for metric in select("metrics", benchmark=benchmark):
+        if metric.get("results", "0") == "0":
+            continue
+        rows = _named("leaderboard", benchmark=benchmark, metric=ox.NamedNode(metric["metric"]))
+        cohorts: dict[str, list[Row]] = {}
+        for row in rows:
+            ci = intervals.get(row["result"], {})
+            cohorts.setdefault(row["cohort"], []).append({**row, **ci})
+        direction = _direction(metric.get("direction", ""))
+        unit = unit_name(metric.get("unit", ""))
+        drawn = []
+        for name, members in cohorts.items():
+            bars = [
+                charts.Bar(
+                    r["methodLabel"],
+                    float(r["value"]),
+                    r["value"],
+                    float(r["ciLower"]) if "ciLower" in r else None,
+                    float(r["ciUpper"]) if "ciUpper" in r else None,
+                )
+                for r in members
+            ]
+            title = f"{metric['metricLabel']} ({unit}), {name}"
+            svg = charts.bar_chart(bars, f"{metric['metricLabel']} ({unit})", direction, title)
+            drawn.append({"name": name, "rows": members, "svg": Markup(svg)})
+        boards.append({"metric": metric, "direction": direction, "cohorts": drawn})
+    return boards
+
+
+def _findings(source: str) -> tuple[dict[str, str], list[Row]]:
+    """The stored report about ``source`` (time, counts by severity) and its findings."""
+    rows = select("findings", source=ox.NamedNode(source))
+    counts = {"Violation": 0, "Warning": 0, "Info": 0}
+    for row in rows:
+        if "severity" in row:
+            counts[local_name(row["severity"])] = counts.get(local_name(row["severity"]), 0) + 1
+    report = {
+        "report": rows[0]["report"] if rows else "",
+        "time": rows[0].get("time", "") if rows else "",
+        **{k: str(v) for k, v in counts.items()},
+    }
+    return report, [r for r in rows if "finding" in r]
+
+
+def _render(template: str, title: str, **context: object) -> Response:
+    text = render_template(f"site/{template}.html", title=title, **context)
+    response = Response(text, content_type=media.BY_KEY["html"].content_type)
+    response.headers["Vary"] = "Accept"
+    return response
+
+
+@blueprint.get("/site")
+def home() -> Response:
+    """What is loaded, a search box and where to go next."""
+    counts = select("home")
+    return _render(
+        "home",
+        "Browse benchgraph",
+        counts=counts[0] if counts else {},
+        sources=select("sources"),
+    )
+
+
+@blueprint.get("/search")
+def search() -> Response:
+    """Resources whose label contains ``q``."""
+    text = request.args.get("q", "").strip()
+    if len(text) > 200:
+        raise ApiError(400, "the search text is longer than 200 characters")
+    found = select("search", q=ox.Literal(text)) if text else []
+    return _render("search", "Search", q=text, found=found, kinds=KINDS)
+
+
+@blueprint.get("/query")
+def query() -> Response:
+    """A SPARQL form; with ``query``, its answer as a table under it."""
+    backend = current()
+    text = request.args.get("query", "")
+    names: list[str] = []
+    rows: list[list[dict[str, str]]] = []
+    answer = None
+    graph_text = ""
+    if text.strip():
+        params = sparql.Protocol(query=text)
+        answer = sparql.evaluate(backend, params, media.BY_KEY["html"], media.BY_KEY["turtle"])
+        if answer.kind == "triples":
+            graph_text = answer.body.decode("utf-8")
+        else:
+            names, rows = table(answer)
+    return _render(
+        "query",
+        "Query",
+        query=text,
+        names=names,
+        rows=rows,
+        answer=answer,
+        graph_text=graph_text,
+        examples=list(backend.catalogue.values()),
+    )
+
+
+@blueprint.get("/page/<path:path>")
+def page(path: str) -> Response:
+    """The page of the resource ``https://w3id.org/benchgraph/id/<path>``."""
+    iri = V.ID + quote(path, safe="/-")
+    node = ox.NamedNode(iri)
+    props = _props(select("properties", resource=node))
+    if not props:
+        raise ApiError(404, f"there is no resource <{iri}> in this store")
+    types = [r["value"] for r in props.get(V.type_, [])]
+    kind = next((KINDS[t] for t in types if t in KINDS), "resource")
+    label = _first(props, V.label) or _first(props, V.title) or _first(props, V.identifier)
+    context: dict[str, object] = {"iri": iri, "props": props, "types": types, "kind": kind}
+    if kind == "paper":
+        referrers = select("referrers", resource=node)
+        context["introduced"] = [r for r in referrers if r["property"] == V.introducedIn]
+        context["results"] = select("results", role=ox.NamedNode(V.reportedIn), resource=node)
+        title = f"Paper {label}"
+    elif kind == "method":
+        origins = props.get(V.introducedIn, [])
+        context["origins"] = origins
+        context["implementations"] = [r["value"] for r in props.get(V.implementation, [])]
+        context["results"] = select("results", role=ox.NamedNode(V.method), resource=node)
+        title = f"Method {label}"
+    elif kind == "benchmark":
+        context["metrics"] = select("metrics", benchmark=node)
+        context["boards"] = _leaderboards(node)
+        context["sources"] = [
+            r for r in select("referrers", resource=node) if r["property"] == V.DCTERMS + "subject"
+        ]
+        title = f"Benchmark {label}"
+    elif kind == "result":
+        context.update(_provenance(iri, props))
+        title = f"Result {label}"
+    elif kind == "source":
+        counts = select("counts", source=node)
+        context["counts"] = counts[0] if counts else {}
+        context["report"], context["findings"] = _findings(iri)
+        context["results"] = select("results", role=ox.NamedNode(V.wasDerivedFrom), resource=node)
+        title = f"Source page {label}"
+    else:
+        title = label or iri
+    return _render(kind, title, **context)
+
+
+def _provenance(iri: str, props: dict[str, list[Row]]) -> dict[str, object]:
+    """The chain behind a result: metric, method and its origin, configuration, source page."""
+
+    def of(prop: str) -> dict[str, list[Row]]:
+        value = _first(props, prop)
+        return _props(select("properties", resource=ox.NamedNode(value))) if value else {}
+
+    metric, method, source, config = (
+        of(V.metric),
+        of(V.method),
+        of(V.wasDerivedFrom),
+        of(V.configuration),
+    )
+    settings = []
+    if _first(props, V.configuration):
+        settings = select("settings", configuration=ox.NamedNode(_first(props, V.configuration)))
+    report: dict[str, str] = {}
+    mine: list[Row] = []
+    if _first(props, V.wasDerivedFrom):
+        report, findings = _findings(_first(props, V.wasDerivedFrom))
+        mine = [f for f in findings if f.get("focus") == iri]
+    return {
+        "metric": metric,
+        "method": method,
+        "source": source,
+        "config": config,
+        "settings": settings,
+        "report": report,
+        "own_findings": mine,
+        "first": _first,
+    }

@@ -1,0 +1,94 @@
+"""Helpers for the linked-data tests: the server tests' live server and HTTP helpers, raw HTTP
+(no redirect followed), RDF parsing with rdflib, store copies."""
+
+from __future__ import annotations
+
+import http.client
+import importlib.util
+import shutil
+import urllib.parse
+import warnings
+from pathlib import Path
+from types import ModuleType
+from typing import NamedTuple
+
+import pyoxigraph as ox
+import rdflib
+from support import REPO
+
+
+def _server_fixtures() -> ModuleType:
+    """The server tests' helpers (``build_store``, ``Live``, ``fetch``), loaded by path: the
+    test folder ``server`` would shadow the package of that name."""
+    spec = importlib.util.spec_from_file_location(
+        "linkeddata_server_helpers", REPO / "tests" / "server" / "conftest.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+helpers = _server_fixtures()
+Live = helpers.Live
+fetch = helpers.fetch
+
+# Media-table keys -> rdflib parser names.
+RDFLIB_FORMATS = {
+    "turtle": "turtle",
+    "ntriples": "nt",
+    "jsonld": "json-ld",
+    "rdfxml": "xml",
+    "trig": "trig",
+    "nquads": "nquads",
+}
+
+
+def parse(body: bytes, key: str) -> rdflib.Graph:
+    """The triples of ``body`` (format ``key``), parsed by rdflib, as one graph."""
+    if key in ("trig", "nquads"):
+        dataset = rdflib.Dataset()
+        dataset.parse(data=body, format=RDFLIB_FORMATS[key])
+        graph = rdflib.Graph()
+        for s, p, o, _ in dataset.quads((None, None, None, None)):
+            graph.add((s, p, o))
+        return graph
+    with warnings.catch_warnings():
+        # rdflib's JSON-LD parser builds a ConjunctiveGraph, which rdflib itself deprecates.
+        warnings.filterwarnings(
+            "ignore", "ConjunctiveGraph is deprecated", DeprecationWarning, "rdflib"
+        )
+        return rdflib.Graph().parse(data=body, format=RDFLIB_FORMATS[key])
+
+
+def copy_store(source: Path, target: Path) -> Path:
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("LOCK"))
+    return target
+
+
+class RawReply(NamedTuple):
+    status: int
+    headers: http.client.HTTPMessage
+    body: bytes
+
+
+def raw_get(url: str, **headers: str) -> RawReply:
+    """A GET that follows no redirect and keeps the transfer headers as sent."""
+    parts = urllib.parse.urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    try:
+        target = parts.path + (f"?{parts.query}" if parts.query else "")
+        names = {k.replace("_", "-"): v for k, v in headers.items()}
+        connection.request("GET", target, headers=names)
+        response = connection.getresponse()
+        return RawReply(response.status, response.headers, response.read())
+    finally:
+        connection.close()
+
+
+def union_graph(location: Path) -> rdflib.Graph:
+    """The union of a store's graphs as an rdflib graph (each triple once)."""
+    store = ox.Store.read_only(str(location))
+    triples = {q.triple for q in store}
+    body = ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES) or b""
+    return rdflib.Graph().parse(data=body, format="nt")

@@ -1,0 +1,89 @@
+"""GET /void: the dataset's VoID/DCAT description agrees with the store."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pyoxigraph as ox
+import pytest
+import rdflib
+from linked_support import Live, fetch, parse
+from rdflib.compare import isomorphic
+
+from benchgraph import vocab as V
+
+VOID = rdflib.Namespace("http://rdfs.org/ns/void#")
+DCAT = rdflib.Namespace("http://www.w3.org/ns/dcat#")
+RDF_TYPE = V.type_
+
+
+@pytest.fixture(scope="module")
+def described(ld_server: Live) -> tuple[rdflib.Graph, rdflib.URIRef]:
+    reply = fetch(f"{ld_server.url}void", Accept="text/turtle")
+    assert reply.status == 200 and reply.type == "text/turtle"
+    graph = parse(reply.body, "turtle")
+    (dataset,) = set(graph.subjects(VOID.sparqlEndpoint, None))
+    assert isinstance(dataset, rdflib.URIRef)
+    assert (dataset, rdflib.RDF.type, VOID.Dataset) in graph
+    assert (dataset, rdflib.RDF.type, DCAT.Dataset) in graph
+    return graph, dataset
+
+
+def test_counts_match_the_store(ld_server: Live, described: tuple) -> None:
+    graph, dataset = described
+    store = ox.Store.read_only(str(ld_server.store))
+    triples = {q.triple for q in store}
+    assert graph.value(dataset, VOID.triples).toPython() == len(triples)
+    per_class = Counter(
+        t.object.value
+        for t in triples
+        if t.predicate.value == RDF_TYPE and isinstance(t.subject, ox.NamedNode)
+    )
+    partitions = {
+        str(graph.value(p, VOID["class"])): graph.value(p, VOID.entities).toPython()
+        for p in graph.objects(dataset, VOID.classPartition)
+    }
+    assert partitions == dict(per_class)
+    typed = {t.subject for t in triples if t.predicate.value == RDF_TYPE}
+    entities = {s for s in typed if isinstance(s, ox.NamedNode)}
+    assert graph.value(dataset, VOID.entities).toPython() == len(entities)
+    subsets = {str(s) for s in graph.objects(dataset, VOID.subset)}
+    assert subsets == {g.value for g in store.named_graphs()}
+
+
+def test_it_names_the_endpoint_the_dumps_and_the_uri_space(
+    ld_server: Live, described: tuple
+) -> None:
+    graph, dataset = described
+    assert str(graph.value(dataset, VOID.sparqlEndpoint)) == ld_server.url + "sparql"
+    dumps = {str(d) for d in graph.objects(dataset, VOID.dataDump)}
+    assert dumps == {ld_server.url + f"dump.{s}" for s in ("trig", "nq", "ttl", "nt", "jsonld")}
+    downloads = {
+        str(graph.value(d, DCAT.downloadURL)): str(graph.value(d, DCAT.mediaType))
+        for d in graph.objects(dataset, DCAT.distribution)
+    }
+    assert set(downloads) == dumps
+    assert downloads[ld_server.url + "dump.ttl"].endswith("/text/turtle")
+    assert str(graph.value(dataset, VOID.uriSpace)) == V.ID
+    vocabularies = {str(v) for v in graph.objects(dataset, VOID.vocabulary)}
+    assert {V.BG, V.PROV, V.DCTERMS, V.UNIT, V.SCHEMA} <= vocabularies
+    modified = graph.value(dataset, rdflib.URIRef(V.modified))
+    assert modified is not None and str(modified).startswith("2026-11-29T12:00:00")
+    for url in dumps:
+        assert fetch(url).status == 200
+
+
+@pytest.mark.parametrize(
+    ("path", "accept", "key"),
+    [
+        ("void", "application/ld+json", "jsonld"),
+        ("void", "application/rdf+xml", "rdfxml"),
+        (".well-known/void", "text/turtle", "turtle"),
+    ],
+)
+def test_other_formats_and_the_well_known_path_say_the_same(
+    ld_server: Live, described: tuple, path: str, accept: str, key: str
+) -> None:
+    reply = fetch(f"{ld_server.url}{path}", Accept=accept)
+    assert reply.status == 200 and reply.type == accept
+    assert isomorphic(parse(reply.body, key), described[0])

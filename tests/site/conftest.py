@@ -1,0 +1,62 @@
+"""Fixtures for the site: apps over the seed pages and over a page with a hostile method name,
+and a live server of the latter for the browser."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+from support import EXAMPLES, SEEDS
+
+from server.app import create_app
+
+_spec = importlib.util.spec_from_file_location(
+    "server_fixtures", Path(__file__).parents[1] / "server" / "conftest.py"
+)
+assert _spec is not None and _spec.loader is not None
+fixtures: Any = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(fixtures)
+
+HOSTILE = "<script>alert(1)</script>"
+
+
+def _client(store: Path) -> Iterator[FlaskClient]:
+    app = create_app({"store": str(store), "workers": 1})
+    app.config["TESTING"] = True
+    yield app.test_client()
+    app.extensions["benchgraph"].pool.close()
+
+
+@pytest.fixture(scope="session")
+def seeds_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FlaskClient]:
+    if not SEEDS.is_dir():
+        pytest.skip("the seed pages (../shared/seeds) are not beside this checkout")
+    yield from _client(fixtures.build_store(tmp_path_factory.mktemp("seeds") / "store", SEEDS))
+
+
+@pytest.fixture(scope="session")
+def hostile_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The LAION example with its method STEPS renamed to a script tag."""
+    pages = tmp_path_factory.mktemp("hostile-pages")
+    text = (EXAMPLES / "sota2-prompt-recovery-on-laion.md").read_text(encoding="utf-8")
+    (pages / "laion.md").write_text(text.replace("STEPS", HOSTILE), encoding="utf-8")
+    return fixtures.build_store(tmp_path_factory.mktemp("hostile") / "store", pages)
+
+
+@pytest.fixture(scope="session")
+def hostile_site(hostile_store: Path) -> Iterator[FlaskClient]:
+    yield from _client(hostile_store)
+
+
+@pytest.fixture(scope="session")
+def hostile_server(hostile_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    copy = tmp_path_factory.mktemp("hostile-served") / "store"
+    shutil.copytree(hostile_store, copy, ignore=shutil.ignore_patterns("LOCK"))
+    live = fixtures.Live(copy)
+    yield live
+    assert live.stop() == 0
