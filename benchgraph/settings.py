@@ -7,11 +7,14 @@ table feeds validation, ``--help`` and the README's configuration table.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-Kind = Literal["text", "integer", "number"]
+Kind = Literal["text", "integer", "number", "iri"]
+# An absolute http(s) IRI: a scheme, an authority, and no character an IRI may not hold.
+_HTTP_IRI = re.compile(r"https?://[^\s/?#<>\"{}|\\^`]+[^\s<>\"{}|\\^`]*", re.IGNORECASE)
 
 
 class SettingError(ValueError):
@@ -51,6 +54,10 @@ class Setting:
             raise SettingError(
                 f"setting {self.name}{where}: {text!r} is not {article} {self.kind}"
             ) from None
+        if self.kind == "iri" and text and not _HTTP_IRI.fullmatch(text):
+            raise SettingError(
+                f"setting {self.name}{where}: {text!r} is not an absolute http(s) IRI"
+            )
         if self.minimum is not None and isinstance(value, int | float) and value < self.minimum:
             raise SettingError(
                 f"setting {self.name}{where}: {text!r} is below the minimum {self.minimum:g}"
@@ -116,6 +123,14 @@ SETTINGS = (
         "https://w3id.org/benchgraph/id/",
         "Base of the resource IRIs the server answers for: GET /id/PATH describes the resource "
         "whose IRI is this base followed by PATH, whatever host the server runs on.",
+        command="serve",
+    ),
+    Setting(
+        "license",
+        "",
+        "IRI of the data's licence, stated in the VoID description as dcterms:license; "
+        "empty: none stated.",
+        "iri",
         command="serve",
     ),
     Setting(

@@ -118,6 +118,7 @@ def figures(backend: Backend) -> void.Figures:
             )
             for row in _rows(backend, "void-graphs")
         ],
+        examples=[row["example"]["value"] for row in _rows(backend, "void-examples")],
     )
 
 
@@ -127,7 +128,9 @@ def dataset() -> Response:
     """The VoID and DCAT description of the dataset."""
     backend = current()
     chosen, _ = _graph_format(None, with_page=False)
-    found = void.triples(backend.base_url(), backend.id_base(), figures(backend))
+    found = void.triples(
+        backend.base_url(), backend.id_base(), figures(backend), str(backend.config["license"])
+    )
     items: list[ox.Triple] | list[ox.Quad] = found
     if chosen.key in media.QUAD_FORMATS:
         items = [ox.Quad(t.subject, t.predicate, t.object, ox.DefaultGraph()) for t in found]

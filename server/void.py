@@ -33,6 +33,7 @@ class Figures:
     modified: ox.Literal | None
     classes: list[tuple[str, int]]  # class IRI, entities
     graphs: list[tuple[str, int, str | None]]  # graph IRI, triples, its source page
+    examples: list[str]  # a few resource IRIs (void:exampleResource)
 
 
 def dump_urls(base: str) -> dict[str, str]:
@@ -40,8 +41,12 @@ def dump_urls(base: str) -> dict[str, str]:
     return {key: f"{base}dump.{export.suffix(key)}" for key in export.FORMATS.values()}
 
 
-def triples(base: str, id_base: str, figures: Figures) -> list[ox.Triple]:
-    """The VoID/DCAT description of the dataset served at ``base`` (ends in a slash)."""
+def triples(base: str, id_base: str, figures: Figures, license: str = "") -> list[ox.Triple]:
+    """The VoID/DCAT description of the dataset served at ``base`` (ends in a slash).
+
+    Only the example resources under ``id_base`` are named (those ``/id/...`` answers for);
+    ``license``, when not empty, is stated as the dataset's ``dcterms:license``.
+    """
     dataset = ox.NamedNode(base + "void#dataset")
     out: list[ox.Triple] = []
 
@@ -70,6 +75,11 @@ def triples(base: str, id_base: str, figures: Figures) -> list[ox.Triple]:
         add(dataset, VOID + "vocabulary", ox.NamedNode(vocabulary))
     if figures.modified is not None:
         add(dataset, V.modified, figures.modified)
+    if license:
+        add(dataset, V.DCTERMS + "license", ox.NamedNode(license))
+    for example in figures.examples:
+        if example.startswith(id_base):
+            add(dataset, VOID + "exampleResource", ox.NamedNode(example))
     for cls, entities in figures.classes:
         partition = ox.BlankNode()
         add(dataset, VOID + "classPartition", partition)

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
 import rdflib
-from linked_support import Live, fetch, parse
+from linked_support import Live, copy_store, fetch, parse
 from rdflib.compare import isomorphic
 
+from benchgraph import settings
 from benchgraph import vocab as V
+from benchgraph.settings import SettingError
+from server.app import create_app
 
 VOID = rdflib.Namespace("http://rdfs.org/ns/void#")
 DCAT = rdflib.Namespace("http://www.w3.org/ns/dcat#")
@@ -87,3 +91,49 @@ def test_other_formats_and_the_well_known_path_say_the_same(
     reply = fetch(f"{ld_server.url}{path}", Accept=accept)
     assert reply.status == 200 and reply.type == accept
     assert isomorphic(parse(reply.body, key), described[0])
+
+
+def test_example_resources_are_named_and_dereference(ld_server: Live, described: tuple) -> None:
+    graph, dataset = described
+    examples = sorted(str(e) for e in graph.objects(dataset, VOID.exampleResource))
+    assert examples, "no void:exampleResource"
+    kinds = {str(graph_type) for e in examples for graph_type in _types(ld_server, e)}
+    assert {V.BG + k for k in ("Paper", "Method", "Benchmark", "Result")} <= kinds
+    assert all(e.startswith(V.ID) for e in examples)
+
+
+def _types(ld_server: Live, iri: str) -> set[str]:
+    """GET /id/... for ``iri`` (it must answer 200) and return the resource's types."""
+    reply = fetch(f"{ld_server.url}id/{iri.removeprefix(V.ID)}", Accept="text/turtle")
+    assert reply.status == 200, iri
+    found = parse(reply.body, "turtle")
+    return {str(t) for t in found.objects(rdflib.URIRef(iri), rdflib.RDF.type)}
+
+
+def test_no_licence_is_stated_by_default(described: tuple) -> None:
+    graph, dataset = described
+    assert graph.value(dataset, rdflib.DCTERMS.license) is None
+
+
+@pytest.fixture(scope="module")
+def licence_store(ld_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copy_store(ld_store, tmp_path_factory.mktemp("licence") / "store")
+
+
+def test_the_licence_setting_is_stated(licence_store: Path) -> None:
+    licence = "https://creativecommons.org/licenses/by/4.0/"
+    app = create_app({"store": str(licence_store), "workers": 1, "license": licence})
+    try:
+        reply = app.test_client().get("/void", headers={"Accept": "text/turtle"})
+        assert reply.status_code == 200
+        graph = parse(reply.data, "turtle")
+        (dataset,) = set(graph.subjects(VOID.sparqlEndpoint, None))
+        assert str(graph.value(dataset, rdflib.DCTERMS.license)) == licence
+    finally:
+        app.extensions["benchgraph"].pool.close()
+
+
+@pytest.mark.parametrize("bad", ["creativecommons.org/licenses/by/4.0/", "ftp://x/", "http://a b"])
+def test_a_licence_that_is_not_an_http_iri_is_refused(bad: str) -> None:
+    with pytest.raises(SettingError, match=r"license.*absolute http"):
+        settings.resolve(("license",), {"license": bad})

@@ -1,5 +1,5 @@
 """Fixtures for the site: apps over the seed pages and over a page with a hostile method name,
-and a live server of the latter for the browser."""
+and live servers of both for the browser."""
 
 from __future__ import annotations
 
@@ -33,10 +33,25 @@ def _client(store: Path) -> Iterator[FlaskClient]:
 
 
 @pytest.fixture(scope="session")
-def seeds_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FlaskClient]:
+def seeds_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not SEEDS.is_dir():
         pytest.skip("the seed pages (../shared/seeds) are not beside this checkout")
-    yield from _client(fixtures.build_store(tmp_path_factory.mktemp("seeds") / "store", SEEDS))
+    return fixtures.build_store(tmp_path_factory.mktemp("seeds") / "store", SEEDS)
+
+
+@pytest.fixture(scope="session")
+def seeds_site(seeds_store: Path) -> Iterator[FlaskClient]:
+    yield from _client(seeds_store)
+
+
+@pytest.fixture(scope="session")
+def seeds_server(seeds_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A live server over a copy of the seeds store (the test client's workers hold the store)."""
+    copy = tmp_path_factory.mktemp("seeds-served") / "store"
+    shutil.copytree(seeds_store, copy, ignore=shutil.ignore_patterns("LOCK"))
+    live = fixtures.Live(copy)
+    yield live
+    assert live.stop() == 0
 
 
 @pytest.fixture(scope="session")
