@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-import threading
 import time
 from typing import Any
 
@@ -76,16 +75,18 @@ def serve(app: Any, host: str, port: int, threads: int, grace: float, limit: int
         max_request_body_size=limit * _BODY_SLACK,
         asyncore_use_poll=True,
     )
-    stopping = threading.Event()
+    # A signal handler must take no lock: a second signal arriving inside the first handler
+    # would wait forever for a lock its own thread holds (threading.Event.set takes one).
+    stopping = [False]
 
     def stop(signum: int, frame: object) -> None:
-        stopping.set()
+        stopping[0] = True
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     url = _url(host, int(server.effective_port))
     print(f"benchgraph: serving at {url} (SPARQL endpoint {url}sparql); Ctrl-C stops", flush=True)
-    while not stopping.is_set():
+    while not stopping[0]:
         wasyncore.loop(timeout=0.2, use_poll=True, map=server._map, count=1)
     server.accepting = False
     deadline = time.monotonic() + grace
