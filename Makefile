@@ -7,7 +7,7 @@ STORE ?= var/store
 PORT ?= 8080
 PAPER := 68fa791f1e209131cea7c381
 
-.PHONY: run test lint install
+.PHONY: run test lint install bench
 
 install: $(VENV)/.installed
 
@@ -37,3 +37,10 @@ lint: install
 test: lint
 	$(BIN)/python -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "no tests were collected" >&2; exit 1; fi; exit $$rc
+
+# Measures ingest, named queries over HTTP and validation against peers run alongside, at 100
+# pages (about 6 minutes); writes BENCHMARKS.md and BENCHMARKS.json. See BENCHMARKS.md for why
+# the leaderboard and 1,000 pages are left out.
+bench: install
+	$(BIN)/python -m bench.run --sizes 100 --repeat 3 --requests 20 --each 5 --out BENCHMARKS.md \
+	  --queries methods-introduced-by-paper,methods-reported-by-paper,results-reported-by-paper,audit-self-reported
