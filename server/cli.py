@@ -30,9 +30,10 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     """Add the ``serve`` command to the ``benchgraph`` command line."""
     serve = commands.add_parser(
         "serve",
-        help="serve the store over HTTP: SPARQL endpoint, named queries, OpenAPI",
+        help="serve the store over HTTP: SPARQL endpoint, named queries, linked data, site",
         description="Serve the store read-only over HTTP: the SPARQL 1.1 endpoint at /sparql, "
-        "the named queries at /queries, the OpenAPI document at /openapi.json. The store must "
+        "the named queries at /queries, the OpenAPI document at /openapi.json, the resources at "
+        "/id/..., the browsable site at /site, dumps at /dump.*, VoID at /void. The store must "
         "exist (benchgraph ingest); while the server runs it holds the store's lock, so stop it "
         "before ingesting. Stops gracefully on SIGTERM or Ctrl-C. Exit codes: 0 stopped; 2 a bad "
         "setting, a store that cannot be opened, or a port that cannot be bound.",
