@@ -114,7 +114,7 @@ def test_leaderboard_on_genai_bench_has_one_cohort_per_base_model(seeds_server, 
 
 
 def test_leaderboard_asks_by_label_or_iri_alike(seeds_server: Any, http: Any) -> None:
-    by_dataset = ask(http, seeds_server, "leaderboard", benchmark="genai-bench")
+    by_dataset = ask(http, seeds_server, "leaderboard", benchmark="GenAI-Bench")
     by_label = ask(
         http,
         seeds_server,
