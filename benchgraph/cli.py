@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import csv
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,14 +18,19 @@ import pyoxigraph as ox
 
 from benchgraph import __version__, settings
 from benchgraph.queries import QueryError, find
-from benchgraph.store import Store, StoreError
+from benchgraph.store import StoreError, open_store
 from ingest.loader import Outcome, expand, ingest_file
 
 EXIT_OK, EXIT_REFUSED, EXIT_ERROR = 0, 1, 2
 
 # Modules that add further commands. Each has ``add_commands(subparsers)``, which adds its
 # commands with ``set_defaults(handler=...)``; a handler takes the namespace and returns the code.
-COMMAND_MODULES: tuple[str, ...] = ("benchgraph.quality_cli", "benchgraph.export_cli", "server.cli")
+COMMAND_MODULES: tuple[str, ...] = (
+    "benchgraph.quality_cli",
+    "benchgraph.export_cli",
+    "benchgraph.copy_cli",
+    "server.cli",
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -85,7 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _progress(done: int, total: int, name: str) -> None:
+def show_progress(done: int, total: int, name: str) -> None:
+    """Draw a progress bar on stderr (a terminal): ``done`` of ``total``, at ``name``."""
     width = 30
     filled = width * done // max(total, 1)
     bar = "#" * filled + "." * (width - filled)
@@ -98,11 +105,16 @@ def run_ingest(args: argparse.Namespace) -> int:
     files = [i for i in items if isinstance(i, Path)]
     outcomes: list[Outcome] = [i for i in items if isinstance(i, Outcome)]
     show_bar = sys.stderr.isatty() and not args.quiet and len(files) > 1
-    with Store(settings.get("store", args.store)) as store:
+    failure: StoreError | None = None
+    with open_store(settings.get("store", args.store)) as store:
         for done, path in enumerate(files, start=1):
-            outcomes.append(ingest_file(store, path))
+            try:
+                outcomes.append(ingest_file(store, path))
+            except StoreError as error:
+                failure = error
+                break
             if show_bar:
-                _progress(done, len(files), str(path))
+                show_progress(done, len(files), str(path))
     if show_bar:
         sys.stderr.write("\n")
     counts = {s: 0 for s in ("loaded", "unchanged", "refused", "unreadable")}
@@ -121,6 +133,13 @@ def run_ingest(args: argparse.Namespace) -> int:
         f"{counts['unreadable']} unreadable; {results} results in the loaded pages; "
         f"{warnings} warnings, {infos} infos{hint}"
     )
+    if failure is not None:
+        sys.stderr.write(
+            f"benchgraph: error: {failure}\nstopped at {path}: it and the "
+            f"{len(files) - done} pages after it were not loaded; run the ingest again once "
+            "the store works (pages already loaded are skipped)\n"
+        )
+        return EXIT_ERROR
     if counts["unreadable"]:
         return EXIT_ERROR
     return EXIT_REFUSED if counts["refused"] else EXIT_OK
@@ -141,7 +160,7 @@ def run_query(args: argparse.Namespace) -> int:
             raise QueryError(f"--param {item!r}: expected NAME=VALUE")
         values[name] = value
     bindings = named.bind(values)
-    with Store(settings.get("store", args.store)) as store:
+    with open_store(settings.get("store", args.store)) as store:
         try:
             answer = store.query(named.text, bindings)
         except SyntaxError as error:
@@ -183,6 +202,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.handler(args))
     except (QueryError, StoreError) as error:
         sys.stderr.write(f"benchgraph: error: {error}\n")
+        return EXIT_ERROR
+    except BrokenPipeError:
+        # The reader of stdout went away (`benchgraph export | head`): stop without a
+        # traceback; stdout is pointed at /dev/null so the interpreter's last flush is silent.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.stderr.write("benchgraph: error: the output was closed before it was complete\n")
         return EXIT_ERROR
 
 

@@ -9,13 +9,16 @@ the single-graph formats from the distinct triples of the union as a query yield
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import pyoxigraph as ox
 
 from benchgraph import queries
 from benchgraph import vocab as V
 from server.media import BY_KEY, GRAPH_FORMATS, QUAD_FORMATS
+
+if TYPE_CHECKING:
+    from benchgraph.store import Store
 
 # Format names of `benchgraph export --format` -> media-table keys (the HTTP dumps use the same).
 FORMATS = {
@@ -34,15 +37,15 @@ def suffix(key: str) -> str:
     return found
 
 
-def union_triples(store: ox.Store) -> Iterator[ox.Triple]:
+def union_triples(store: Store) -> Iterator[ox.Triple]:
     """Yield each triple of the union of the store's graphs once."""
-    answer = store.query(queries.internal("union-triples"), use_default_graph_as_union=True)
+    answer = store.query(queries.internal("union-triples"))
     assert isinstance(answer, ox.QuerySolutions)
     for row in answer:
         yield ox.Triple(row["s"], row["p"], row["o"])
 
 
-def write(store: ox.Store, key: str, output: IO[bytes]) -> None:
+def write(store: Store, key: str, output: IO[bytes]) -> None:
     """Write the store to ``output`` in the format with media key ``key`` (one of FORMATS).
 
     Raises OSError when the store cannot be read or the output cannot be written.
@@ -51,6 +54,6 @@ def write(store: ox.Store, key: str, output: IO[bytes]) -> None:
         raise ValueError(f"no dump format {key!r} (formats: {', '.join(FORMATS)})")
     fmt = GRAPH_FORMATS[key]
     if key in QUAD_FORMATS:
-        store.dump(output, fmt, prefixes=V.PREFIXES)
+        store.dump(output, fmt)
     else:
         ox.serialize(union_triples(store), output, fmt, prefixes=V.PREFIXES)

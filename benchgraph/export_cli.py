@@ -10,7 +10,7 @@ from pathlib import Path
 
 from benchgraph import export, settings
 from benchgraph.cli import EXIT_ERROR, EXIT_OK, store_option
-from benchgraph.store import Store, StoreError
+from benchgraph.store import open_store
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,14 +34,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def run_export(args: argparse.Namespace) -> int:
     """Handler of ``benchgraph export``."""
-    location = Path(settings.get("store", args.store))
-    if not (location / "CURRENT").is_file():
-        raise StoreError(
-            f"there is no store at {location}: load pages first with "
-            f"`benchgraph ingest --store {location} PAGES...`"
-        )
     key = export.FORMATS[args.format]
-    with Store(location) as store:
+    with open_store(settings.get("store", args.store), must_exist=True) as store:
         if args.out is None:
             store.export(key, sys.stdout.buffer)
             sys.stdout.buffer.flush()

@@ -13,7 +13,7 @@ from datetime import date
 
 from benchgraph import audit, settings, validation
 from benchgraph.cli import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, store_option
-from benchgraph.store import Store
+from benchgraph.store import open_store
 
 DEFAULT_STALE_DAYS = 180
 
@@ -77,7 +77,7 @@ def _date(text: str) -> date:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    with Store(settings.get("store", args.store)) as store:
+    with open_store(settings.get("store", args.store)) as store:
         try:
             conforms, report = validation.validate_store(store, save=not args.no_save)
         except validation.ShapesError as error:
@@ -93,7 +93,7 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def run_audit(args: argparse.Namespace) -> int:
-    with Store(settings.get("store", args.store)) as store:
+    with open_store(settings.get("store", args.store)) as store:
         result = audit.run_audit(store, args.stale_days, args.as_of)
     if args.format == "json":
         sys.stdout.write(result.as_json())

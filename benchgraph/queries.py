@@ -31,6 +31,15 @@ _PARAM = re.compile(
     r"^(?P<name>[A-Za-z_]\w*)\s+\((?P<type>\w+)(?:,\s*(?:(?P<required>required)"
     r"|default\s+(?P<default>[^)]*)))?\)\s+(?P<help>.+)$"
 )
+_INT64 = 2**63
+_SHOWN = 200  # characters of a refused value an error message repeats
+
+
+def _shown(text: str) -> str:
+    """``text`` quoted for an error message, cut short when long (values can be huge)."""
+    if len(text) <= _SHOWN:
+        return repr(text)
+    return f"{text[:_SHOWN]!r}… ({len(text)} characters)"
 
 
 class QueryError(Exception):
@@ -51,6 +60,10 @@ def _to_iri(text: str) -> NamedNode:
 def _to_integer(text: str) -> Literal:
     if not re.fullmatch(r"[+-]?\d+", text.strip()):
         raise ValueError("not an integer")
+    # The engine's xsd:integer has 64 bits; checking the length first keeps Python's own
+    # limit on converting long digit strings (and its message) out of the way.
+    if len(text.strip().lstrip("+-").lstrip("0")) > 19 or not -_INT64 <= int(text) < _INT64:
+        raise ValueError(f"out of range: integers lie between {-_INT64} and {_INT64 - 1}")
     return Literal(str(int(text)), datatype=NamedNode(V.XSD + "integer"))
 
 
@@ -127,7 +140,7 @@ class NamedQuery:
             if name not in known:
                 listed = ", ".join(sorted(known)) or "none"
                 raise QueryError(
-                    f"{self.name}: unknown parameter {name!r} (parameters: {listed})", name
+                    f"{self.name}: unknown parameter {_shown(name)} (parameters: {listed})", name
                 )
         bound: dict[str, NamedNode | Literal] = {}
         for p in self.params:
@@ -141,7 +154,8 @@ class NamedQuery:
             try:
                 bound[p.name] = CONVERTERS[p.type](text)
             except ValueError as error:
-                message = f"{text!r} is not a valid {p.type} ({error})"
+                detail = str(error) if len(str(error)) <= _SHOWN else f"{str(error)[:_SHOWN]}…"
+                message = f"{_shown(text)} is not a valid {p.type} ({detail})"
                 raise QueryError(f"{self.name}: parameter {p.name!r}: {message}", p.name) from None
         return bound
 

@@ -12,9 +12,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-Kind = Literal["text", "integer", "number", "iri"]
+Kind = Literal["text", "integer", "number", "iri", "origins"]
 # An absolute http(s) IRI: a scheme, an authority, and no character an IRI may not hold.
 _HTTP_IRI = re.compile(r"https?://[^\s/?#<>\"{}|\\^`]+[^\s<>\"{}|\\^`]*", re.IGNORECASE)
+# A web origin as browsers send it in Origin: scheme, host and optional port, nothing after.
+_ORIGIN = re.compile(r"https?://[^\s/?#<>\"{}|\\^`@]+", re.IGNORECASE)
 
 
 class SettingError(ValueError):
@@ -28,7 +30,9 @@ class Setting:
     help: str
     kind: Kind = "text"
     minimum: float | None = None
-    command: str = ""  # the command that uses it ("" for every command that opens the store)
+    # The command that takes it as a flag ("" every command that opens the store); "remote":
+    # read by remote stores from the environment only, no flag.
+    command: str = ""
 
     @property
     def env(self) -> str:
@@ -58,6 +62,14 @@ class Setting:
             raise SettingError(
                 f"setting {self.name}{where}: {text!r} is not an absolute http(s) IRI"
             )
+        if self.kind == "origins" and text.strip() != "*":
+            for origin in text.split():
+                if not _ORIGIN.fullmatch(origin) or origin.endswith(":"):
+                    raise SettingError(
+                        f"setting {self.name}{where}: {origin!r} is not an origin (write "
+                        "scheme://host or scheme://host:port, no path, no trailing slash); give "
+                        "* alone for any origin, or nothing for none"
+                    )
         if self.minimum is not None and isinstance(value, int | float) and value < self.minimum:
             raise SettingError(
                 f"setting {self.name}{where}: {text!r} is below the minimum {self.minimum:g}"
@@ -66,7 +78,12 @@ class Setting:
 
 
 SETTINGS = (
-    Setting("store", "var/store", "Where the embedded store lives (a folder, created if missing)."),
+    Setting(
+        "store",
+        "var/store",
+        "The store: a folder for the embedded store (created if missing), or the query endpoint "
+        "URL of a SPARQL 1.1 server (http://… or https://…; see Remote stores).",
+    ),
     Setting("host", "127.0.0.1", "Address the server listens on.", command="serve"),
     Setting(
         "port",
@@ -142,6 +159,65 @@ SETTINGS = (
         1,
         "serve",
     ),
+    Setting(
+        "cors_origins",
+        "*",
+        "Web origins whose pages may read the answers (CORS): * any origin (the data is public "
+        "and read-only, so YASGUI and the like work); empty: no CORS headers at all; else a "
+        "space-separated list of exact origins (https://example.org), each answered with its "
+        "own Access-Control-Allow-Origin and Vary: Origin.",
+        "origins",
+        command="serve",
+    ),
+    Setting(
+        "update_url",
+        "",
+        "A remote store's SPARQL Update endpoint; empty: …/update beside a …/query endpoint "
+        "(Oxigraph, Fuseki), else the query endpoint itself.",
+        "iri",
+        command="remote",
+    ),
+    Setting(
+        "gsp_url",
+        "",
+        "A remote store's Graph Store Protocol endpoint, to read graphs; empty: …/store beside a "
+        "…/query endpoint (Oxigraph), else graphs are read with CONSTRUCT.",
+        "iri",
+        command="remote",
+    ),
+    Setting("store_user", "", "User name for a remote store (HTTP Basic).", command="remote"),
+    Setting(
+        "store_password",
+        "",
+        "Password for a remote store (HTTP Basic); only from the environment, never a flag.",
+        command="remote",
+    ),
+    Setting(
+        "store_timeout",
+        "30",
+        "Seconds each request to a remote store may take (whole seconds, at least 1).",
+        "number",
+        1,
+        "remote",
+    ),
+    Setting(
+        "store_retries",
+        "3",
+        "Retries, with backoff from 0.5 s doubling, of a request to a remote store that could "
+        "not connect or got 429, 502, 503 or 504.",
+        "integer",
+        0,
+        "remote",
+    ),
+    Setting(
+        "store_request_bytes",
+        "8388608",
+        "Largest update sent to a remote store in one request; a larger page is staged in "
+        "requests of this size and then moved into place at once.",
+        "integer",
+        4096,
+        "remote",
+    ),
 )
 _BY_NAME = {s.name: s for s in SETTINGS}
 
@@ -183,5 +259,6 @@ def markdown_rows() -> list[str]:
     rows = []
     for s in SETTINGS:
         default = f"`{s.default}`" if s.default else "(empty)"
-        rows.append(f"| `{s.flag}` | `{s.env}` | {default} | {s.help} |")
+        flag = "" if s.command == "remote" else f"`{s.flag}`"
+        rows.append(f"| {flag} | `{s.env}` | {default} | {s.help} |")
     return rows

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from benchgraph import validation
-from benchgraph.store import Store, StoreError
+from benchgraph.store import Store
 from ingest import iris, radar, sota2
 from ingest.mapper import map_page
 from ingest.records import Page, PageError
@@ -85,7 +85,10 @@ def ingest_file(store: Store, path: Path, now: str | None = None) -> Outcome:
     """Load one file into ``store``: its page, once validated against the shapes, replaces that
     page's graph and its stored validation report, atomically. A page with a violation is
     ``refused`` and the store is untouched; the Outcome's message names the file, the focus
-    nodes' source IDs and the shapes' messages."""
+    nodes' source IDs and the shapes' messages.
+
+    Raises StoreError when the store cannot be read or written (the page then keeps its
+    previous version): that stops a batch, whose other pages would fail alike."""
     origin = str(path)
     try:
         data = path.read_bytes()
@@ -109,6 +112,4 @@ def ingest_file(store: Store, path: Path, now: str | None = None) -> Outcome:
         return Outcome(origin, "refused", str(error))
     except validation.ShapesError as error:
         return Outcome(origin, "unreadable", f"{origin}: cannot validate: {error}")
-    except StoreError as error:
-        return Outcome(origin, "unreadable", f"{origin}: {error}")
     return Outcome(origin, "loaded", "", len(page.results), graph, report.findings)

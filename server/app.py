@@ -13,24 +13,16 @@ from __future__ import annotations
 import atexit
 from collections.abc import Mapping
 
-from flask import Flask, Response
+from flask import Flask
 
 from benchgraph import queries, settings
-from server import docs, dumps, errors, linked, named, site, sparql
+from server import cors, docs, dumps, errors, linked, named, site, sparql
 from server.backend import Backend
 
 # The settings a served app uses (host, port and threads are read by `benchgraph serve`).
 SETTING_NAMES = tuple(
     s.name for s in settings.SETTINGS if s.name == "store" or s.command == "serve"
 )
-
-_CORS = {
-    "Access-Control-Allow-Origin": "*",
-    "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
-    "Access-Control-Allow-Headers": "Accept, Content-Type, If-None-Match, If-Modified-Since",
-    "Access-Control-Expose-Headers": "ETag, Last-Modified, Benchgraph-Truncated",
-    "Access-Control-Max-Age": "3600",
-}
 
 
 def create_app(config: Mapping[str, object] | None = None) -> Flask:
@@ -58,12 +50,5 @@ def create_app(config: Mapping[str, object] | None = None) -> Flask:
     app.register_blueprint(linked.blueprint)
     app.register_blueprint(dumps.blueprint)
     app.register_blueprint(site.blueprint)
-
-    @app.after_request
-    def cross_origin(response: Response) -> Response:
-        # Read-only public data: any web page (YASGUI, for one) may query it.
-        for key, value in _CORS.items():
-            response.headers.setdefault(key, value)
-        return response
-
+    cors.register(app, str(values["cors_origins"]))
     return app

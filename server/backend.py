@@ -20,9 +20,11 @@ from typing import cast
 from flask import current_app, request
 
 from benchgraph.queries import NamedQuery
+from benchgraph.store import is_remote
 from server import media
 from server.engine import Answer, DumpJob, Failure, Job
 from server.errors import ApiError
+from server.proxy import RemotePool
 from server.workers import WorkerPool
 
 _POSITION = re.compile(r"^error at (\d+):(\d+): ?")
@@ -61,8 +63,12 @@ class Backend:
     def __init__(self, config: dict[str, str | int | float], catalogue: dict[str, NamedQuery]):
         self.config = config
         self.catalogue = catalogue
-        self.pool = WorkerPool(
-            str(config["store"]), int(config["workers"]), float(config["query_timeout"])
+        location, size = str(config["store"]), int(config["workers"])
+        limit = float(config["query_timeout"])
+        self.pool: WorkerPool | RemotePool = (
+            RemotePool(location, size, limit)
+            if is_remote(location)
+            else WorkerPool(location, size, limit)
         )
         self.cache = Cache(CACHE_ENTRIES)
         self._dumps: Path | None = None
@@ -133,7 +139,9 @@ def failure_error(failure: Failure) -> ApiError:
         )
     if failure.reason == "evaluation":
         return ApiError(400, f"the query could not be evaluated: {failure.message}")
-    return ApiError(500, f"the store could not be read: {failure.message}")
+    # The engine's message may name the store's files: for the log, not for clients.
+    current_app.logger.error("the store could not be read: %s", failure.message)
+    return ApiError(500, "the store could not be read; the server's log says why")
 
 
 def current() -> Backend:

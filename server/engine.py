@@ -22,6 +22,7 @@ import pyoxigraph as ox
 
 from benchgraph import export
 from benchgraph import vocab as V
+from benchgraph.store import EmbeddedStore, Store, StoreError
 from server import sandbox
 from server.media import GRAPH_FORMATS, QUAD_FORMATS, RESULTS_FORMATS
 
@@ -47,6 +48,9 @@ class Job:
     named_graphs: tuple[str, ...] | None = None
     union: bool = True
     base_iri: str | None = None
+    # A client's own SPARQL (not one of the server's queries): under load it may be stopped
+    # after its share of a worker to make room for waiting requests (server.workers).
+    preemptible: bool = False
 
 
 @dataclass(frozen=True)
@@ -129,21 +133,18 @@ def _triples(triples: Iterable[ox.Triple], job: Job, fmt: str) -> Answer:
     return Answer("triples", fmt, body, len(kept), truncated)
 
 
-def execute(store: ox.Store, job: Job) -> Answer | Failure:
-    """Run ``job`` on ``store`` and serialise its answer in the format asked for."""
-    options: dict[str, object] = {}
-    if job.default_graph is not None:
-        options["default_graph"] = [ox.NamedNode(g) for g in job.default_graph]
-    if job.named_graphs is not None:
-        options["named_graphs"] = [ox.NamedNode(g) for g in job.named_graphs]
-    substitutions = {ox.Variable(k): v for k, v in job.substitutions.items()}
+def execute(store: Store, job: Job) -> Answer | Failure:
+    """Run ``job`` on ``store`` and serialise its answer in the format asked for.
+
+    A remote store's StoreError (unreachable, timed out) is not a Failure: it propagates."""
     try:
         answer = store.query(
             job.query,
+            dict(job.substitutions),
+            default_graph=job.default_graph,
+            named_graphs=job.named_graphs,
+            union=job.union,
             base_iri=job.base_iri,
-            use_default_graph_as_union=job.union and job.default_graph is None,
-            substitutions=substitutions or None,
-            **options,  # type: ignore[arg-type]
         )
         if isinstance(answer, ox.QueryTriples):
             if job.graph_format is None:
@@ -166,7 +167,7 @@ def execute(store: ox.Store, job: Job) -> Answer | Failure:
         return Failure("evaluation", str(error))
 
 
-def dump(store: ox.Store, job: DumpJob) -> Answer | Failure:
+def dump(store: Store, job: DumpJob) -> Answer | Failure:
     """Write the dump ``job`` asks for; the answer's body is empty (the dump is in the file)."""
     try:
         with open(job.path, "wb") as output:
@@ -178,10 +179,10 @@ def dump(store: ox.Store, job: DumpJob) -> Answer | Failure:
 
 def _serve(conn: Connection, location: str) -> None:
     try:
-        store = ox.Store.read_only(location)
-        graphs = sorted(g.value for g in store.named_graphs() if isinstance(g, ox.NamedNode))
-    except OSError as error:
-        conn.send(("failed", f"cannot open the store at {location}: {error}"))
+        store = EmbeddedStore(location, read_only=True)
+        graphs = store.named_graphs()
+    except StoreError as error:
+        conn.send(("failed", str(error)))
         return
     conn.send(("ready", graphs))
     while True:

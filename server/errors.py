@@ -4,7 +4,9 @@ JSON clients get ``{"ok": false, "error": MESSAGE, "status": CODE, ...}`` (some 
 fields, such as ``parameter`` or ``line`` and ``column``); browsers (clients that rank HTML above
 JSON) get an HTML page saying the same. 400 a bad query or parameter, 404 nothing there, 405 a
 method the route does not take, 406 no acceptable format, 413 too large, 415 a body type not
-taken, 503 no query worker free, 504 a query past the time limit.
+taken, 503 busy (no query worker free, a long query stopped to make room, or a store that
+cannot be read), 504 a query past the time limit. No answer shows what only the server should
+know (a file path, a traceback): the log gets that.
 """
 
 from __future__ import annotations
@@ -50,7 +52,10 @@ def _as_api_error(error: Exception) -> ApiError:
         headers = {"Retry-After": "1"} if error.status == 503 else {}
         return ApiError(error.status, str(error), headers)
     if isinstance(error, StoreError):
-        return ApiError(503, str(error), {"Retry-After": "5"})
+        # Its message names the store's location: for the log, not for clients.
+        current_app.logger.error("the store cannot be used: %s", error)
+        return ApiError(503, "the store cannot be read right now; try again shortly",
+                        {"Retry-After": "5"})  # fmt: skip
     current_app.logger.exception("internal error on %s %s", request.method, request.path)
     return ApiError(500, "internal error: the server could not answer this request")
 

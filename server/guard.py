@@ -24,22 +24,11 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
+from benchgraph import sparqltext
+from benchgraph.sparqltext import Token
+
 MAX_DEPTH = 256
 
-_TOKEN = re.compile(
-    r"""
-    (?P<ws>\s+)
-  | (?P<comment>\#[^\n\r]*)
-  | (?P<iri><(?:[^<>"{}|^`\\\x00-\x20]|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*>)
-  | (?P<long>'''(?:[^'\\]|\\.|'(?!''))*(?:'''|\Z)|\"\"\"(?:[^"\\]|\\.|"(?!""))*(?:\"\"\"|\Z))
-  | (?P<short>'(?:[^'\\\n\r]|\\.)*'?|"(?:[^"\\\n\r]|\\.)*"?)
-  | (?P<var>[?$][\w\u00B7\u0300-\u036F\u203F-\u2040]*)
-  | (?P<lang>@[A-Za-z]+(?:-[A-Za-z0-9]+)*)
-  | (?P<name>(?:[^\W\d]|[_:])(?:[\w\-.:%\u00B7]|\\.)*)
-  | (?P<other>.)
-    """,
-    re.VERBOSE | re.DOTALL,
-)
 _UCHAR = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
 _LOCAL_ESCAPE = re.compile(r"\\(.)")
 _QUERY_FORMS = {"SELECT", "ASK", "CONSTRUCT", "DESCRIBE"}
@@ -62,23 +51,6 @@ class Inspection:
         return bool(self.from_graphs or self.from_named_graphs)
 
 
-@dataclass(frozen=True)
-class _Token:
-    kind: str
-    text: str
-    start: int
-    end: int
-
-
-def _tokens(text: str) -> list[_Token]:
-    found = []
-    for match in _TOKEN.finditer(text):
-        kind = match.lastgroup or "other"
-        if kind != "ws" and kind != "comment":
-            found.append(_Token(kind, match.group(), match.start(), match.end()))
-    return found
-
-
 def _unescape_iri(iri: str) -> str:
     def char(match: re.Match[str]) -> str:
         return chr(int(match.group(1) or match.group(2), 16))
@@ -86,7 +58,7 @@ def _unescape_iri(iri: str) -> str:
     return _UCHAR.sub(char, iri[1:-1])
 
 
-def _check_service(text: str, tokens: list[_Token]) -> None:
+def _check_service(text: str, tokens: list[Token]) -> None:
     for token in tokens:
         if token.kind != "name":
             continue
@@ -120,7 +92,7 @@ def _line_end(text: str, start: int) -> int:
     return min(ends) if ends else len(text)
 
 
-def _check_depth(tokens: list[_Token]) -> None:
+def _check_depth(tokens: list[Token]) -> None:
     depth = 0
     for token in tokens:
         if token.kind != "other":
@@ -139,7 +111,7 @@ def inspect(text: str, base_iri: str | None = None) -> Inspection:
     Syntax errors are left to the engine, whose message gives the position; ``base_iri``
     resolves relative IRIs in ``FROM`` clauses as the engine will.
     """
-    tokens = _tokens(text)
+    tokens = sparqltext.tokens(text)
     _check_depth(tokens)
     if "service" in text.lower():
         _check_service(text, tokens)
@@ -186,7 +158,7 @@ def _resolve(iri: str, base: str | None) -> str:
     return urljoin(base, iri) if base else iri
 
 
-def _graph_iri(token: _Token, prefixes: dict[str, str], base: str | None) -> str | None:
+def _graph_iri(token: Token, prefixes: dict[str, str], base: str | None) -> str | None:
     if token.kind == "iri":
         return _resolve(_unescape_iri(token.text), base)
     if token.kind == "name" and ":" in token.text:

@@ -185,6 +185,7 @@ def evaluate(
         graph_format=graph.key if graph else None,
         max_rows=backend.max_rows,
         base_iri=sparql_url,
+        preemptible=True,
         **_dataset(params, inspection, backend),
     )
     return backend.run(job)

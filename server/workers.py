@@ -3,7 +3,15 @@
 Neither pyoxigraph nor rdflib can cancel a running query, so every query runs in a worker
 process (:mod:`server.engine`) that has the store open read-only. A query that outlives the time
 limit is ended by killing its worker; a fresh one takes its place and the other workers go on
-serving. When every worker is busy a request waits up to one time limit for one to come free.
+serving. When every worker is busy a request waits up to one time limit for one to come free,
+first come first served.
+
+Under load, a client's own SPARQL query (a job marked ``preemptible``) gets a *share* of a worker
+(a quarter of the time limit) before it gives way: while requests wait for a worker and none is
+free, the one that has run longest past its share is stopped (its worker killed and replaced)
+and answered 503, so a few clients sending long queries cannot starve everyone else; alone, a
+query may run for the whole time limit. The server's own queries (named queries, resources,
+pages, dumps) are bounded by design and are never stopped that way.
 
 While the pool runs it holds the store's write lock (the ``LOCK`` file RocksDB itself locks),
 so nothing can write the store under the readers: ``benchgraph ingest`` fails cleanly with a
@@ -16,12 +24,15 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import itertools
+import logging
 import os
-import queue
 import socket
 import subprocess
 import sys
 import threading
+import time
+from collections import deque
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from multiprocessing.connection import Connection
@@ -30,6 +41,7 @@ from pathlib import Path
 from benchgraph.store import StoreError
 from server.engine import Answer, DumpJob, Failure, Job
 
+_log = logging.getLogger(__name__)
 # A worker is a fresh interpreter (never a fork of the threaded server) that imports only the
 # engine, talking over a socket pair: fd and store location are its arguments.
 _BOOT = (
@@ -57,6 +69,18 @@ class Crashed(PoolError):
     status = 400
 
 
+class Preempted(PoolError):
+    """The query had run past its share of a worker while others waited, and was stopped."""
+
+    status = 503
+
+
+@dataclass
+class _Running:
+    started: float | None  # when the job was sent (None: the worker is still starting)
+    preemptible: bool
+
+
 @dataclass(frozen=True)
 class Generation:
     """Which state of the store is being served: a fingerprint of its files and their time."""
@@ -76,6 +100,7 @@ class _Worker:
             )
         self.conn = Connection(mine.detach())
         self.ready = False
+        self.preempted = False  # stopped to make room for waiting requests
 
     def wait_ready(self, timeout: float) -> list[str]:
         """Wait for the worker to open the store; return its graph names or raise StoreError."""
@@ -128,18 +153,35 @@ def fingerprint(location: Path) -> Generation:
 
 class WorkerPool:
     """``size`` worker processes over the store at ``location``, each query limited to
-    ``time_limit`` seconds."""
+    ``time_limit`` seconds; under load, a preemptible query that has run ``share`` seconds
+    (default a quarter of the time limit) gives way to the requests waiting. ``spares`` more
+    processes are started ahead, each to take the place of a stopped worker at once."""
 
-    def __init__(self, location: str | Path, size: int, time_limit: float) -> None:
+    def __init__(
+        self,
+        location: str | Path,
+        size: int,
+        time_limit: float,
+        share: float | None = None,
+        spares: int = 1,
+    ) -> None:
         self.location = Path(location)
         self.size = size
         self.time_limit = time_limit
+        self.share = time_limit / 4 if share is None else share
         self.start_timeout = 60.0
         self.graphs: list[str] = []
         self.generation = Generation("", datetime.fromtimestamp(0, UTC))
-        self._idle: queue.Queue[_Worker] = queue.Queue()
-        self._all: set[_Worker] = set()
         self._guard = threading.Lock()
+        self._changed = threading.Condition(self._guard)  # a worker freed, a job begun
+        self._idle: deque[_Worker] = deque()
+        self._running: dict[_Worker, _Running] = {}
+        self._line: deque[int] = deque()  # the requests waiting for a worker, in arrival order
+        self._tickets = itertools.count()
+        self._freeing = 0  # workers stopped to make room whose replacements are not idle yet
+        self._spares: deque[_Worker] = deque()  # started, to take a stopped worker's place
+        self.spare_count = spares
+        self._all: set[_Worker] = set()
         self._lock_fd: int | None = None
         self._started = False
 
@@ -160,32 +202,37 @@ class WorkerPool:
             self._lock_fd = _lock(self.location)
             try:
                 workers = [_Worker(str(self.location)) for _ in range(self.size)]
-                self._all.update(workers)
+                self._spares.extend(_Worker(str(self.location)) for _ in range(self.spare_count))
+                self._all.update(workers, self._spares)
                 self.graphs = workers[0].wait_ready(self.start_timeout)
             except BaseException:
                 self._close_locked()
                 raise
             self.generation = fingerprint(self.location)
-            for worker in workers:
-                self._idle.put(worker)
+            self._idle.extend(workers)
             self._started = True
+            self._changed.notify_all()
 
     def run(self, job: Job | DumpJob, time_limit: float | None = None) -> Answer | Failure:
         """Run ``job`` on a free worker and return what it answered; ``time_limit`` (seconds)
         replaces the pool's for this job.
 
         Raises Busy when no worker comes free within the time limit, TimedOut when the query
-        outlives it (its worker is replaced), Crashed when the worker dies running it.
+        outlives it (its worker is replaced), Preempted when it was stopped to make room for
+        waiting requests, Crashed when the worker dies running it.
         """
         limit = self.time_limit if time_limit is None else time_limit
         self.start()
         worker = self._checkout()
-        if worker.process.poll() is not None:  # it died idle (killed from outside): not this job
-            self._replace(worker)
+        for _ in range(self.size + self.spare_count):
+            if worker.process.poll() is None:
+                break
+            self._replace(worker)  # it died idle (killed from outside): not this job
             worker = self._checkout()
         try:
             if not worker.ready:
                 worker.wait_ready(self.start_timeout)
+            self._begin(worker, preemptible=isinstance(job, Job) and job.preemptible)
             worker.conn.send(job)
             if not worker.conn.poll(limit):
                 self._replace(worker)
@@ -200,34 +247,103 @@ class WorkerPool:
                 )
             reply: Answer | Failure = worker.conn.recv()
         except (EOFError, OSError, StoreError) as error:
+            preempted = worker.preempted
             self._replace(worker)
+            if preempted:
+                raise Preempted(
+                    f"the server is busy: this query ran past its share of a query worker "
+                    f"({self.share:g} s) while other requests waited, and was stopped to let "
+                    f"them run; try again shortly (when the server is not busy, a query may "
+                    f"run for {limit:g} s)"
+                ) from None
             if isinstance(error, StoreError):
-                raise Busy(f"no query worker is available: {error}") from None
+                _log.warning("a query worker could not be used: %s", error)
+                raise Busy("no query worker is available right now; try again shortly") from None
             raise Crashed(
                 "the query stopped its query worker (it may nest too deeply or be too long "
                 "an expression); the server is fine, but the query cannot be answered"
             ) from None
-        self._idle.put(worker)
+        self._release(worker)
         return reply
 
     def _checkout(self) -> _Worker:
-        try:
-            return self._idle.get(timeout=self.time_limit)
-        except queue.Empty:
-            raise Busy(
-                f"all {self.size} query workers stayed busy for {self.time_limit:g} s; "
-                "try again shortly"
-            ) from None
+        """The next idle worker, first come first served; raise Busy when none comes free
+        within the time limit. While waiting, make room (see :meth:`_make_room`)."""
+        with self._changed:
+            ticket = next(self._tickets)
+            self._line.append(ticket)
+            deadline = time.monotonic() + self.time_limit
+            try:
+                while not (self._idle and self._line[0] == ticket):
+                    now = time.monotonic()
+                    if now >= deadline:
+                        raise Busy(
+                            f"all {self.size} query workers stayed busy for "
+                            f"{self.time_limit:g} s; try again shortly"
+                        )
+                    self._changed.wait(min(deadline, self._make_room(now)) - now)
+                worker = self._idle.popleft()
+                self._running[worker] = _Running(None, False)
+                return worker
+            finally:
+                self._line.remove(ticket)
+                self._changed.notify_all()  # the next in line may go
+
+    def _make_room(self, now: float) -> float:
+        """When more requests wait than workers are idle or being freed, stop the query that
+        has run longest if it has had its share; return when to look again.
+
+        Called with the lock held."""
+        if len(self._line) <= len(self._idle) + self._freeing:
+            return now + self.share
+        running = [
+            (r.started, w)
+            for w, r in self._running.items()
+            if r.preemptible and r.started is not None and not w.preempted
+        ]
+        if not running:
+            return now + self.share
+        started, oldest = min(running, key=lambda item: item[0])
+        if started + self.share > now:
+            return started + self.share
+        oldest.preempted = True
+        self._freeing += 1
+        oldest.process.kill()  # its request's thread sees the end and replaces it
+        return now + self.share
+
+    def _begin(self, worker: _Worker, preemptible: bool) -> None:
+        with self._changed:
+            self._running[worker] = _Running(time.monotonic(), preemptible)
+            self._changed.notify_all()  # waiters may now count this job's share
+
+    def _release(self, worker: _Worker) -> None:
+        """Put ``worker`` back after its job, or replace it if it was stopped meanwhile."""
+        with self._changed:
+            self._running.pop(worker, None)
+            if not worker.preempted:
+                self._idle.append(worker)
+                self._changed.notify_all()
+                return
+        self._replace(worker)
 
     def _replace(self, worker: _Worker) -> None:
         worker.stop()
-        with self._guard:
+        with self._changed:
             self._all.discard(worker)
-            if not self._started:
-                return
-            fresh = _Worker(str(self.location))
-            self._all.add(fresh)
-        self._idle.put(fresh)
+            self._running.pop(worker, None)
+            if worker.preempted:
+                self._freeing -= 1
+            if self._started:
+                while self._spares and self._spares[0].process.poll() is not None:
+                    dead = self._spares.popleft()  # a spare that died waiting
+                    dead.stop()
+                    self._all.discard(dead)
+                fresh = self._spares.popleft() if self._spares else _Worker(str(self.location))
+                self._idle.append(fresh)
+                while len(self._spares) < self.spare_count:
+                    self._spares.append(_Worker(str(self.location)))
+                self._all.update(self._idle, self._spares)
+            self._changed.notify_all()
 
     def close(self) -> None:
         """Stop every worker and release the store's lock."""
@@ -239,8 +355,11 @@ class WorkerPool:
         for worker in list(self._all):
             worker.stop()
         self._all.clear()
-        while not self._idle.empty():
-            self._idle.get_nowait()
+        self._idle.clear()
+        self._spares.clear()
+        self._running.clear()
+        self._freeing = 0
+        self._changed.notify_all()
         if self._lock_fd is not None:
             os.close(self._lock_fd)
             self._lock_fd = None

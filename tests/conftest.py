@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from support import SEEDS
 
-from benchgraph.store import Store
+from benchgraph.store import EmbeddedStore, Store
 
 
 @pytest.fixture
@@ -25,5 +25,5 @@ def store_dir(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def store(store_dir: Path) -> Iterator[Store]:
-    with Store(store_dir) as opened:
+    with EmbeddedStore(store_dir) as opened:
         yield opened

@@ -17,7 +17,7 @@ import pytest
 from support import REPO, Index, run_cli
 
 from benchgraph import vocab as V
-from benchgraph.store import Store
+from benchgraph.store import EmbeddedStore
 from ingest.loader import read_page
 from ingest.records import Page
 
@@ -127,7 +127,7 @@ def test_store_holds_what_the_manifest_says(
         f"{manifest['pages']} loaded, 0 unchanged, 0 refused, 0 unreadable; "
         f"{manifest['results']} results in the loaded pages"
     )
-    with Store(store_dir) as store:
+    with EmbeddedStore(store_dir) as store:
         index = Index(store.quads())
     sources = index.subjects_of_type(V.SourceDocument)
     assert len(sources) == manifest["pages"]

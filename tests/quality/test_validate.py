@@ -14,7 +14,7 @@ from support import REPO, SEEDS, run_cli
 
 from benchgraph import queries, validation
 from benchgraph import vocab as V
-from benchgraph.store import Store
+from benchgraph.store import EmbeddedStore
 from ingest.loader import ingest_file
 
 LAION_GRAPH = V.ID + "graph/sota2/prompt-recovery-on-laion/clip-score"
@@ -30,7 +30,7 @@ def seeded_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not SEEDS.is_dir():
         pytest.skip("the seed pages (../shared/seeds) are not beside this checkout")
     store_dir = tmp_path_factory.mktemp("seeded") / "store"
-    with Store(store_dir) as store:
+    with EmbeddedStore(store_dir) as store:
         for path in sorted(SEEDS.iterdir()):
             assert ingest_file(store, path).status == "loaded"
     return store_dir
@@ -63,7 +63,7 @@ def remove_unit(store_dir: Path) -> None:
 
 def stored_violations(store_dir: Path) -> dict[str, int]:
     named = queries.find("audit-validation")
-    with Store(store_dir) as store:
+    with EmbeddedStore(store_dir) as store:
         return {row["page"].value: int(row["violations"].value) for row in store.query(named.text)}
 
 
@@ -185,7 +185,7 @@ def test_validation_goes_page_by_page(seeded: Path, monkeypatch: pytest.MonkeyPa
         return real(data, **options)
 
     monkeypatch.setattr(validation.pyshacl, "validate", spy)
-    with Store(seeded) as store:
+    with EmbeddedStore(seeded) as store:
         pages = [g for g in store.named_graphs() if g.startswith(validation.PAGE_GRAPHS)]
         expected = sorted(len(list(store.graph_triples(g))) for g in pages)
         conforms, report = validation.validate_store(store)

@@ -24,7 +24,7 @@ from support import REPO
 
 from benchgraph import vocab as V
 from benchgraph.queries import load
-from benchgraph.store import Store
+from benchgraph.store import EmbeddedStore, Store
 from ingest.loader import ingest_file
 
 QUERY = load(REPO / "tests" / "data" / "robustness" / "page-versions.rq").text
@@ -102,7 +102,7 @@ def test_readers_see_each_page_wholly_old_or_wholly_new(tmp_path: Path) -> None:
     pages = write_versions(tmp_path)
     assert {(old.declared, new.declared) for old, new in pages} == {(6, 4)}
     times = (f"2026-01-01T{n // 3600:02}:{n // 60 % 60:02}:{n % 60:02}+00:00" for n in range(10**5))
-    with Store(tmp_path / "store") as store:
+    with EmbeddedStore(tmp_path / "store") as store:
         graphs: dict[str, tuple[Version, Version]] = {}
         for old, new in pages:  # learn each version's graph and Data updated as stored
             for version in (new, old):
@@ -165,7 +165,7 @@ def test_the_check_sees_a_half_written_page(tmp_path: Path) -> None:
     """The check above would notice a page written in two steps: here, the old version with
     one result's triples missing."""
     old, new = write_versions(tmp_path)[0]
-    with Store(tmp_path / "store") as store:
+    with EmbeddedStore(tmp_path / "store") as store:
         outcome = ingest_file(store, old.path)
         assert outcome.graph is not None
         old.updated = next(iter(snapshot(store)[outcome.graph].updated))

@@ -30,7 +30,7 @@ from support import REPO, run_cli
 
 from benchgraph import validation
 from benchgraph import vocab as V
-from benchgraph.store import Store
+from benchgraph.store import EmbeddedStore, Store
 from ingest.loader import ingest_file, read_page
 from ingest.mapper import map_page
 
@@ -77,7 +77,7 @@ def reference(folder: Path, store_dir: Path) -> Graphs:
     of each page, written through the store into a fresh store. The validation gate only
     accepts or refuses a page, so it is left out here; ``test_reference_is_a_clean_ingest``
     checks that this shortcut equals ``ingest_file`` on a sample of the pages."""
-    with Store(store_dir) as store:
+    with EmbeddedStore(store_dir) as store:
         for path in sorted(folder.iterdir()):
             page = read_page(path.read_bytes(), str(path))
             store.replace_graphs({f"{V.ID}graph/{page.key}": map_page(page, NOW)})
@@ -95,7 +95,7 @@ def test_reference_is_a_clean_ingest(
     batch: tuple[Path, dict[str, int], Graphs], tmp_path: Path
 ) -> None:
     folder, _, expected = batch
-    with Store(tmp_path / "clean") as store:
+    with EmbeddedStore(tmp_path / "clean") as store:
         for path in sorted(folder.iterdir())[:: PAGES // 6]:
             outcome = ingest_file(store, path)
             assert outcome.status == "loaded", outcome.message
@@ -107,7 +107,7 @@ def test_reference_is_a_clean_ingest(
 def check_store(store_dir: Path, declared: dict[str, int], expected: Graphs) -> int:
     """Every page graph in the store is complete and has the report written with it; return
     how many pages the store holds."""
-    with Store(store_dir) as store:
+    with EmbeddedStore(store_dir) as store:
         graphs = by_graph(store)
     pages = {g for g in graphs if g.startswith(validation.PAGE_GRAPHS)}
     reports = {g for g in graphs if g.startswith(validation.REPORT_GRAPHS)}

@@ -5,12 +5,7 @@ the Flask test client where a real server is not needed."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import signal
-import subprocess
-import sys
-import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -23,67 +18,24 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from support import EXAMPLES, REPO, SEEDS
+from live import Live
+from support import EXAMPLES, SEEDS
 
-from benchgraph.store import Store
+from benchgraph.store import EmbeddedStore
 from ingest.loader import ingest_file
 from server.app import create_app
 
 # A fixed ingest time makes every answer (and so every golden file) repeatable.
 INGESTED_AT = "2026-11-29T12:00:00+00:00"
-# The live servers stop runaway queries after this long, so the time-out test stays quick.
-TIME_LIMIT = "1.5"
 
 
 def build_store(folder: Path, pages: Path) -> Path:
     """Ingest every page of ``pages`` into a new store at ``folder``; return ``folder``."""
-    with Store(folder) as store:
+    with EmbeddedStore(folder) as store:
         for path in sorted(p for p in pages.iterdir() if p.is_file()):
             outcome = ingest_file(store, path, now=INGESTED_AT)
             assert outcome.status == "loaded", outcome.message
     return folder
-
-
-class Live:
-    """A ``benchgraph serve`` process and the URL it printed."""
-
-    def __init__(self, store: Path, *options: str, env: dict[str, str] | None = None) -> None:
-        command = [sys.executable, "-m", "benchgraph.cli", "serve", "--store", str(store)]
-        command += ["--port", "0", "--query-timeout", TIME_LIMIT, *options]
-        # stderr goes to a file: a pipe nobody reads could fill up and stall the server.
-        self.log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 (closed by stop())
-        self.process = subprocess.Popen(
-            command,
-            cwd=REPO,
-            env={**os.environ, **(env or {})},
-            stdout=subprocess.PIPE,
-            stderr=self.log,
-            text=True,
-        )
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        if "serving at " not in line:
-            self.process.kill()
-            self.process.wait(10)
-            self.log.seek(0)
-            raise AssertionError(f"the server did not start: {line}{self.log.read()}")
-        self.url = line.split("serving at ", 1)[1].split()[0]
-        self.sparql = self.url + "sparql"
-        self.store = store
-
-    def stop(self, timeout: float = 30) -> int:
-        """SIGTERM the server; return its exit code."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        if self.process.stdout is not None:
-            self.process.stdout.close()
-        self.log.close()
-        return self.process.returncode
 
 
 @pytest.fixture(scope="session")

@@ -3,6 +3,7 @@ injection through named-query parameters, path tricks, oversized bodies, runaway
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import socket
 import threading
@@ -16,7 +17,7 @@ import pyoxigraph as ox
 import pytest
 
 from server.engine import Answer, Failure, Job
-from server.workers import WorkerPool
+from server.workers import Busy, PoolError, Preempted, TimedOut, WorkerPool
 
 MARK = "<urn:benchgraph:test:inserted>"
 ASK_MARK = f"ASK {{ GRAPH ?g {{ {MARK} ?p ?o }} }}"
@@ -244,10 +245,153 @@ def test_a_worker_killed_while_idle_is_replaced_unnoticed(scratch_store: Path) -
     pool = WorkerPool(scratch_store, 1, 10)
     try:
         pool.start()
-        (worker,) = pool._all
+        (worker,) = pool._idle  # (a spare waits beside it)
         worker.process.kill()
         worker.process.wait()
         reply = pool.run(Job("ASK { ?s ?p ?o }", "json", None, 10))
         assert isinstance(reply, Answer) and b"true" in reply.body
     finally:
         pool.close()
+
+
+def test_a_spare_killed_while_waiting_is_not_handed_a_query(scratch_store: Path) -> None:
+    """Regression: a spare that had opened the store and then died was handed the next query,
+    which failed as if the query had crashed its worker (400)."""
+    pool = WorkerPool(scratch_store, 1, 10)
+    try:
+        pool.start()
+        for spare in pool._spares:
+            spare.wait_ready(30)
+        for worker in list(pool._all):
+            worker.process.kill()
+            worker.process.wait()
+        reply = pool.run(Job("ASK { ?s ?p ?o }", "json", None, 10))
+        assert isinstance(reply, Answer) and b"true" in reply.body
+    finally:
+        pool.close()
+
+
+def run_in_thread(pool: WorkerPool, job: Job, outcome: dict[str, object]) -> threading.Thread:
+    """Run ``job`` on ``pool`` in a thread; ``outcome["reply"]`` is its answer or error."""
+
+    def run() -> None:
+        try:
+            outcome["reply"] = pool.run(job)
+        except PoolError as error:
+            outcome["reply"] = error
+        outcome["done"] = time.monotonic()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
+def test_long_queries_give_way_to_waiting_ones(scratch_store: Path) -> None:
+    """Regression: clients whose queries ran to the time limit held every worker, and every
+    other request waited that long and got 503 (the soak's starvation)."""
+    pool = WorkerPool(scratch_store, 1, 4)  # a share of 1 s
+    outcome: dict[str, object] = {}
+    try:
+        pool.start()
+        thread = run_in_thread(pool, Job(RUNAWAY, "json", None, 10, preemptible=True), outcome)
+        time.sleep(0.3)
+        asked = time.monotonic()
+        quick = pool.run(Job("ASK { ?s ?p ?o }", "json", None, 10))
+        answered = time.monotonic()
+        thread.join(10)
+        again = pool.run(Job("ASK { ?s ?p ?o }", "json", None, 10))  # the pool is whole
+    finally:
+        pool.close()
+    assert isinstance(quick, Answer) and b"true" in quick.body
+    assert answered - asked < 2.5  # the runaway's share, not its 4 s
+    stopped = outcome["reply"]
+    assert isinstance(stopped, Preempted) and stopped.status == 503
+    assert "busy" in str(stopped) and "try again" in str(stopped)
+    assert isinstance(again, Answer)
+
+
+def test_the_server_s_own_queries_are_not_stopped_to_make_room(scratch_store: Path) -> None:
+    pool = WorkerPool(scratch_store, 1, 2)
+    outcome: dict[str, object] = {}
+    try:
+        pool.start()
+        thread = run_in_thread(pool, Job(RUNAWAY, "json", None, 10), outcome)
+        time.sleep(0.2)
+        with contextlib.suppress(Busy):  # it may wait past its own time limit
+            pool.run(Job("ASK { ?s ?p ?o }", "json", None, 10))
+        thread.join(10)
+    finally:
+        pool.close()
+    assert isinstance(outcome["reply"], TimedOut)  # ran its whole time limit
+
+
+def test_a_worker_that_cannot_open_the_store_is_503_without_the_path(
+    scratch_store: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Regression: the 503's message quoted the worker's error, which names the store's
+    folder."""
+    pool = WorkerPool(scratch_store, 1, 5)
+    errors: list[str] = []
+    try:
+        pool.start()
+        scratch_store.rename(tmp_path / "moved")  # fresh workers cannot open it any more
+        for worker in list(pool._all):
+            worker.process.kill()
+            worker.process.wait()
+        for _ in range(4):
+            try:
+                pool.run(Job("ASK { ?s ?p ?o }", "json", None, 10))
+            except Busy as error:
+                errors.append(str(error))
+    finally:
+        pool.close()
+    assert errors and all("no query worker is available" in e for e in errors)
+    assert not any(str(tmp_path) in e for e in errors)
+    assert "cannot open the store at" in caplog.text  # the log still says why
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[1]) == pid:
+                    found.append(int(entry.name))
+    return found
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def ask_quietly(fetch: Any, url: str) -> None:
+    """Ask, not minding that the server dies meanwhile."""
+    with contextlib.suppress(OSError, http.client.HTTPException):
+        fetch(url)
+
+
+def test_query_workers_die_with_the_server(scratch_store: Path, http: Any) -> None:
+    """Even one busy with a query that would run for a minute: it would not notice that the
+    server is gone until the query ends."""
+    live = http.Live(scratch_store, "--workers", "2", "--query-timeout", "60")
+    try:
+        workers = children(live.process.pid)
+        assert len(workers) == 3  # two workers and the spare
+        url = http.url(live.sparql, query=RUNAWAY)
+        busy = threading.Thread(target=ask_quietly, args=(http.fetch, url), daemon=True)
+        busy.start()
+        time.sleep(0.5)
+        live.process.kill()  # no chance to stop them itself
+        live.process.wait()
+        deadline = time.monotonic() + 10
+        while any(running(p) for p in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(running(p) for p in workers)
+    finally:
+        live.stop()

@@ -1,0 +1,513 @@
+"""A remote store: any SPARQL 1.1 server, through the SPARQL 1.1 Protocol.
+
+Queries go to the query endpoint through SPARQLWrapper; writes go to the update endpoint as
+SPARQL 1.1 Update; a graph is read from the Graph Store endpoint when there is one (else with a
+CONSTRUCT). The server must answer queries over the union of its named graphs as its default
+graph (``oxigraph serve --union-default-graph``); opening the store checks that it does.
+
+The guarantees are the embedded store's:
+
+- A page's graphs are replaced in one update request (``DROP SILENT GRAPH`` + ``INSERT DATA``),
+  which a SPARQL server runs as one transaction.
+- A page whose update would exceed ``store_request_bytes`` is sent in bounded requests into a
+  staging graph, then moved into place by one last request, so it is still replaced at once.
+  A writer that stops mid-way leaves a staging graph (``urn:benchgraph:staging:…``), never a
+  half-replaced page; the next write to the store removes staging graphs over an hour old.
+- Every request has a time limit. Refused or dropped connections and 502/503/504 answers are
+  retried with backoff, a bounded number of times; every request is safe to repeat (the final
+  move of a staged page does nothing once done).
+- Every failure is a StoreError naming the endpoint and what failed; a malformed query is a
+  SyntaxError, as it is from the embedded store.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import copy
+import http.client
+import itertools
+import re
+import socket
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import IO, TypeVar
+
+import pyoxigraph as ox
+from SPARQLWrapper import JSON, POST, POSTDIRECTLY, TURTLE, URLENCODED, SPARQLWrapper
+from SPARQLWrapper.SPARQLExceptions import SPARQLWrapperException
+
+from benchgraph import queries, settings
+from benchgraph.sparqltext import query_form, substitute
+from benchgraph.store import (
+    STAGING_PREFIX,
+    Answer,
+    Store,
+    StoreError,
+    Term,
+    replacement,
+    statement,
+)
+
+T = TypeVar("T")
+
+# Settings a remote store reads (all from the environment or their defaults).
+SETTINGS = (
+    "update_url",
+    "gsp_url",
+    "store_user",
+    "store_password",
+    "store_timeout",
+    "store_retries",
+    "store_request_bytes",
+)
+_TRANSIENT_STATUS = {429, 502, 503, 504}
+_BLANK = re.compile(r"_:[A-Za-z0-9_\-.]+")
+_STALE_STAGING_SECONDS = 3600
+_AGENT = "benchgraph"
+
+
+class StoreTimeout(StoreError):
+    """The server did not answer within the time limit."""
+
+
+@dataclass(frozen=True)
+class Endpoints:
+    """Where a SPARQL server takes queries, updates and Graph Store requests (None: none)."""
+
+    query: str
+    update: str
+    graph_store: str | None
+
+    @classmethod
+    def of(cls, query: str, update: str = "", graph_store: str = "") -> Endpoints:
+        """The endpoints of the server whose query endpoint is ``query``. Unset, the others
+        follow the convention of Oxigraph and Fuseki (``…/query`` beside ``…/update`` and
+        ``…/store``), or else updates go to the query endpoint (Virtuoso, GraphDB's
+        ``/statements`` must be set) and graphs are read with CONSTRUCT."""
+        base, _, last = query.rstrip("/").rpartition("/")
+        conventional = last == "query"
+        return cls(
+            query,
+            update or (f"{base}/update" if conventional else query),
+            graph_store or (f"{base}/store" if conventional else None),
+        )
+
+
+class RemoteStore(Store):
+    """The SPARQL server whose query endpoint is ``endpoints.query``."""
+
+    def __init__(
+        self,
+        endpoints: Endpoints,
+        *,
+        user: str = "",
+        password: str = "",
+        timeout: float = 30.0,
+        retries: int = 3,
+        request_bytes: int = 8 * 1024 * 1024,
+        check: bool = True,
+    ) -> None:
+        self.endpoints = endpoints
+        self.location = endpoints.query
+        self.user, self.password = user, password
+        self.timeout = timeout
+        self.retries = retries
+        self.request_bytes = request_bytes
+        self.backoff = 0.5  # seconds before the first retry; doubled for each next one
+        self._staging_cleaned = False
+        if check:
+            self._check_union()
+
+    @classmethod
+    def from_settings(cls, url: str) -> RemoteStore:
+        """The store at ``url`` with the remote settings from the environment."""
+        values = settings.resolve(SETTINGS)
+        return cls(
+            Endpoints.of(url, str(values["update_url"]), str(values["gsp_url"])),
+            user=str(values["store_user"]),
+            password=str(values["store_password"]),
+            timeout=float(values["store_timeout"]),
+            retries=int(values["store_retries"]),
+            request_bytes=int(values["store_request_bytes"]),
+        )
+
+    def with_timeout(self, timeout: float) -> RemoteStore:
+        """The same store with every request limited to ``timeout`` seconds."""
+        twin = copy.copy(self)
+        twin.timeout = timeout
+        return twin
+
+    def close(self) -> None:
+        """Nothing to release: every request has its own connection."""
+
+    # Reading
+
+    def query(
+        self,
+        sparql: str,
+        bindings: Mapping[str, Term] | None = None,
+        *,
+        default_graph: Sequence[str] | None = None,
+        named_graphs: Sequence[str] | None = None,
+        union: bool = True,
+        base_iri: str | None = None,
+    ) -> Answer:
+        # The server's default graph is the union (checked at open); ``union`` has no other
+        # meaning here. Bindings become terms in the text: the protocol has no parameters.
+        text = substitute(sparql, bindings or {})
+        if base_iri:
+            text = f"BASE <{base_iri}>\n{text}"
+        wrapper = self._wrapper()
+        # SPARQLWrapper's setQuery guesses the form from the first keyword-like text anywhere
+        # (a word in a string will do); the lexer knows. A query is never sent as an update.
+        wrapper.queryString = text
+        wrapper.queryType = query_form(text) or "SELECT"
+        for graph in default_graph or ():
+            wrapper.addDefaultGraph(graph)
+        for graph in named_graphs or ():
+            wrapper.addNamedGraph(graph)
+        graph_answer = wrapper.queryType in ("CONSTRUCT", "DESCRIBE")
+        if graph_answer:
+            wrapper.setReturnFormat(TURTLE)
+        wrapper.addCustomHttpHeader(
+            "Accept",
+            "application/n-triples, text/turtle;q=0.9"
+            if graph_answer
+            else "application/sparql-results+json",
+        )
+        body, media = self._send("answering a query", self.endpoints.query, wrapper)
+        try:
+            if graph_answer:
+                return _as_query_triples(body, media)
+            return ox.parse_query_results(body, ox.QueryResultsFormat.JSON)
+        except (SyntaxError, ValueError) as error:
+            raise StoreError(
+                f"{self.endpoints.query} sent an answer that cannot be read ({media}): {error}"
+            ) from None
+
+    def graph_triples(self, graph: str | None) -> Iterator[ox.Triple]:
+        if graph is None:  # the default graph is the union here: there is no other
+            return iter(())
+        if self.endpoints.graph_store is None:
+            answer = self.query(queries.internal("graph-triples"), {"graph": ox.NamedNode(graph)})
+            assert isinstance(answer, ox.QueryTriples)
+            return iter(answer)
+        url = f"{self.endpoints.graph_store}?{urllib.parse.urlencode({'graph': graph})}"
+        request = urllib.request.Request(url, headers={"Accept": "application/n-triples"})
+        try:
+            body, _ = self._http(f"reading graph <{graph}>", url, request)
+        except StoreError as error:
+            if "(404" in str(error):
+                return iter(())
+            raise
+        return (quad.triple for quad in ox.parse(body, ox.RdfFormat.N_TRIPLES))
+
+    def named_graphs(self) -> list[str]:
+        answer = self.query(queries.internal("named-graphs"))
+        assert isinstance(answer, ox.QuerySolutions)
+        names = (row["graph"] for row in answer)
+        return sorted(
+            n.value
+            for n in names
+            if isinstance(n, ox.NamedNode) and not n.value.startswith(STAGING_PREFIX)
+        )
+
+    def quads(self) -> Iterator[ox.Quad]:
+        wrapper = self._wrapper()
+        wrapper.queryString = queries.internal("quads")
+        wrapper.queryType = "SELECT"
+        wrapper.addCustomHttpHeader("Accept", "application/sparql-results+json")
+        response = self._attempts(
+            "reading every quad", self.endpoints.query, lambda: wrapper.query().response
+        )
+        return self._streamed_quads(response)
+
+    def _streamed_quads(self, response: IO[bytes]) -> Iterator[ox.Quad]:
+        try:
+            with response:
+                rows = ox.parse_query_results(response, ox.QueryResultsFormat.JSON)
+                assert isinstance(rows, ox.QuerySolutions)
+                for row in rows:
+                    s, p, o, g = row["s"], row["p"], row["o"], row["graph"]
+                    if isinstance(g, ox.NamedNode) and not g.value.startswith(STAGING_PREFIX):
+                        yield ox.Quad(s, p, o, g)
+        except (OSError, SyntaxError, http.client.HTTPException) as error:
+            raise StoreError(
+                f"{self.endpoints.query}: the answer stopped while reading every quad: {error}"
+            ) from None
+
+    # Writing
+
+    def replace_graphs(self, graphs: Mapping[str, Iterable[ox.Triple]]) -> None:
+        self._remove_stale_staging()
+        lines = {graph: [statement(t) for t in triples] for graph, triples in graphs.items()}
+        update = replacement(lines)
+        names = ", ".join(f"<{graph}>" for graph in graphs)
+        if len(update.encode("utf-8")) <= self.request_bytes:
+            self._update(f"replacing graph {names}", update)
+        else:
+            self._replace_staged(lines, names)
+
+    def remove_graph(self, graph: str) -> None:
+        self._update(f"removing graph <{graph}>", f"DROP SILENT GRAPH <{graph}>")
+
+    def _replace_staged(self, lines: Mapping[str, list[str]], names: str) -> None:
+        """Replace the graphs of ``lines`` through staging graphs filled in bounded requests,
+        then moved into place by one request; check the sizes after."""
+        stamp = f"{STAGING_PREFIX}{int(time.time())}:{uuid.uuid4().hex}:"
+        staging = {graph: f"{stamp}{i}" for i, graph in enumerate(lines)}
+        try:
+            for graph, graph_lines in lines.items():
+                budget = self.request_bytes - len(staging[graph]) - 64  # room for the update around
+                for n, chunk in enumerate(_chunks(graph_lines, budget), start=1):
+                    body = "\n".join(chunk)
+                    self._update(
+                        f"staging part {n} of graph <{graph}>",
+                        f"INSERT DATA {{ GRAPH <{staging[graph]}> {{\n{body}\n}} }}",
+                    )
+            moves = []
+            for graph, stage in staging.items():
+                moves += [
+                    f"DELETE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }} WHERE {{ GRAPH <{graph}> "
+                    f"{{ ?s ?p ?o }} FILTER EXISTS {{ GRAPH <{stage}> {{ ?a ?b ?c }} }} }}",
+                    f"INSERT {{ GRAPH <{graph}> {{ ?s ?p ?o }} }} "
+                    f"WHERE {{ GRAPH <{stage}> {{ ?s ?p ?o }} }}",
+                    f"DROP SILENT GRAPH <{stage}>",
+                ]
+            self._update(f"moving the staged graph {names} into place", " ;\n".join(moves))
+        except StoreError:
+            for stage in staging.values():  # best effort: an old one is removed later anyway
+                try:
+                    self._update("removing a staging graph", f"DROP SILENT GRAPH <{stage}>")
+                except StoreError:
+                    break
+            raise
+        sizes = self.graph_sizes()
+        for graph, graph_lines in lines.items():
+            if sizes.get(graph, 0) != len(set(graph_lines)):
+                raise StoreError(
+                    f"{self.endpoints.update}: graph <{graph}> holds {sizes.get(graph, 0)} "
+                    f"triples after the write, not {len(set(graph_lines))}"
+                )
+
+    def _remove_stale_staging(self) -> None:
+        """Remove staging graphs over an hour old, once per store opened (a writer that
+        stopped mid-way leaves one; a younger one may belong to a writer still at work)."""
+        if self._staging_cleaned:
+            return
+        self._staging_cleaned = True
+        answer = self.query(queries.internal("staging-graphs"))
+        assert isinstance(answer, ox.QuerySolutions)
+        now = time.time()
+        for row in answer:
+            name = row["graph"]
+            if not isinstance(name, ox.NamedNode):
+                continue
+            stamp = name.value[len(STAGING_PREFIX) :].split(":", 1)[0]
+            if not stamp.isdigit() or now - int(stamp) > _STALE_STAGING_SECONDS:
+                self.remove_graph(name.value)
+
+    def _update(self, what: str, update: str) -> None:
+        wrapper = self._wrapper()
+        wrapper.setRequestMethod(POSTDIRECTLY)
+        wrapper.queryString = update
+        wrapper.queryType = "INSERT"  # an update, whatever its first word
+        self._send(what, self.endpoints.update, wrapper)
+
+    # Requests
+
+    def _wrapper(self) -> SPARQLWrapper:
+        wrapper = SPARQLWrapper(self.endpoints.query, updateEndpoint=self.endpoints.update)
+        wrapper.agent = _AGENT
+        wrapper.setMethod(POST)
+        wrapper.setRequestMethod(URLENCODED)
+        wrapper.setReturnFormat(JSON)
+        wrapper.setOnlyConneg(True)
+        # SPARQLWrapper takes whole seconds and reads 0 as "no limit".
+        wrapper.setTimeout(max(1, round(self.timeout)))
+        if self.user:
+            wrapper.setCredentials(self.user, self.password)
+        return wrapper
+
+    def _send(self, what: str, endpoint: str, wrapper: SPARQLWrapper) -> tuple[bytes, str]:
+        """Send what ``wrapper`` holds; return the answer's body and media type."""
+
+        def attempt() -> tuple[bytes, str]:
+            response = wrapper.query().response
+            with response:
+                return response.read(), response.headers.get_content_type()
+
+        return self._attempts(what, endpoint, attempt)
+
+    def _http(self, what: str, url: str, request: urllib.request.Request) -> tuple[bytes, str]:
+        """Send a plain HTTP request (the Graph Store Protocol) as :meth:`_send` does."""
+        request.add_header("User-Agent", _AGENT)
+        if self.user:
+            token = base64.b64encode(f"{self.user}:{self.password}".encode()).decode()
+            request.add_header("Authorization", f"Basic {token}")
+
+        def attempt() -> tuple[bytes, str]:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                return response.read(), response.headers.get_content_type()
+
+        return self._attempts(what, url, attempt)
+
+    def _attempts(self, what: str, endpoint: str, attempt: Callable[[], T]) -> T:
+        """Run ``attempt``; retry transient failures with backoff; turn every failure into a
+        StoreError (or SyntaxError for a query the server found malformed)."""
+        for n in itertools.count(1):
+            try:
+                return attempt()
+            except SPARQLWrapperException as error:
+                status, detail = _wrapper_failure(error)
+                failure = _http_failure(status, detail, what, endpoint, self.timeout)
+            except urllib.error.HTTPError as error:
+                failure = _http_failure(error.code, _body(error), what, endpoint, self.timeout)
+            except TimeoutError:
+                raise StoreTimeout(
+                    f"{endpoint} did not answer within {self.timeout:g} s while {what}"
+                ) from None
+            except (urllib.error.URLError, OSError, http.client.HTTPException) as error:
+                reason = getattr(error, "reason", error)
+                if isinstance(reason, TimeoutError | socket.timeout):
+                    raise StoreTimeout(
+                        f"{endpoint} did not answer within {self.timeout:g} s while {what}"
+                    ) from None
+                failure = _Failure(
+                    StoreError(f"cannot reach {endpoint} while {what}: {reason or error}"),
+                    transient=True,
+                )
+            if not failure.transient or n > self.retries:
+                if failure.transient and self.retries:
+                    raise StoreError(f"{failure.error} (after {n} attempts)") from None
+                raise failure.error from None
+            time.sleep(self.backoff * 2 ** (n - 1))
+        raise AssertionError("unreachable")
+
+    def _check_union(self) -> None:
+        """Raise StoreError unless the server answers queries over the union of its graphs."""
+        answer = self.query(queries.internal("one-quad"))
+        assert isinstance(answer, ox.QuerySolutions)
+        for row in answer:
+            found = self.query(
+                queries.internal("in-default-graph"),
+                {"s": row["s"], "p": row["p"], "o": row["o"]},
+            )
+            assert isinstance(found, ox.QuerySolutions)
+            if next(iter(found), None) is None:
+                raise StoreError(
+                    f"{self.endpoints.query} does not query the union of its named graphs as "
+                    "its default graph, which benchgraph needs: start Oxigraph with "
+                    "`oxigraph serve --union-default-graph` (Fuseki: tdb2:unionDefaultGraph "
+                    "true; Virtuoso and GraphDB do so by default)"
+                )
+
+
+@dataclass(frozen=True)
+class _Failure:
+    error: Exception
+    transient: bool
+
+
+def _body(error: urllib.error.HTTPError) -> str:
+    try:
+        return error.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _wrapper_failure(error: SPARQLWrapperException) -> tuple[int, str]:
+    """The HTTP status and body behind one of SPARQLWrapper's exceptions."""
+    statuses = {
+        "QueryBadFormed": 400,
+        "Unauthorized": 401,
+        "EndPointNotFound": 404,
+        "URITooLong": 414,
+        "EndPointInternalError": 500,
+    }
+    # SPARQLWrapper keeps the server's answer only inside its message, as a bytes repr.
+    _, found, body = str(error).partition("\n\nResponse:\n")
+    detail = ""
+    if found:
+        try:
+            detail = bytes(ast.literal_eval(body)).decode("utf-8", "replace")
+        except (ValueError, SyntaxError, TypeError):
+            detail = body
+    return statuses.get(type(error).__name__, 0), detail
+
+
+def _http_failure(status: int, detail: str, what: str, endpoint: str, timeout: float) -> _Failure:
+    detail = " ".join(detail.split())[:300]
+    if status == 400 and "query" in what:
+        return _Failure(SyntaxError(f"{endpoint} refused the query: {detail}"), False)
+    if status in (401, 403):
+        name = "Unauthorized" if status == 401 else "Forbidden"
+        return _Failure(
+            StoreError(
+                f"{endpoint} refused {what} ({status} {name}): check BENCHGRAPH_STORE_USER "
+                "and BENCHGRAPH_STORE_PASSWORD, and that the account may do this"
+            ),
+            False,
+        )
+    if status == 404:
+        return _Failure(
+            StoreError(f"{endpoint} while {what}: (404 Not Found) no such endpoint or graph"),
+            False,
+        )
+    return _Failure(
+        StoreError(f"{endpoint} failed while {what} (HTTP {status or 'error'}): {detail}"),
+        status in _TRANSIENT_STATUS,
+    )
+
+
+def _as_query_triples(body: bytes, media: str) -> ox.QueryTriples:
+    """The triples of a CONSTRUCT or DESCRIBE answer as the embedded store gives them (read
+    into a store in memory: the answer is held whole, as the server sent it)."""
+    fmt = ox.RdfFormat.from_media_type(media) or ox.RdfFormat.N_TRIPLES
+    memory = ox.Store()
+    memory.load(body, fmt)
+    answer = memory.query("CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }")
+    assert isinstance(answer, ox.QueryTriples)
+    return answer
+
+
+def _chunks(lines: list[str], budget: int) -> Iterator[list[str]]:
+    """Split ``lines`` into lists of at most about ``budget`` bytes, keeping statements that
+    share a blank node together (its label means one node only within one request)."""
+    parent: dict[str, str] = {}
+
+    def root(label: str) -> str:
+        while parent.setdefault(label, label) != label:
+            parent[label] = parent[parent[label]]
+            label = parent[label]
+        return label
+
+    for line in lines:
+        labels = _BLANK.findall(line)
+        for other in labels[1:]:
+            parent[root(other)] = root(labels[0])
+    groups: dict[str, list[str]] = {}
+    singles: list[list[str]] = []
+    for line in lines:
+        labels = _BLANK.findall(line)
+        if labels:
+            groups.setdefault(root(labels[0]), []).append(line)
+        else:
+            singles.append([line])
+    chunk: list[str] = []
+    size = 0
+    for group in itertools.chain(groups.values(), singles):
+        weight = sum(len(line.encode("utf-8")) + 1 for line in group)
+        if chunk and size + weight > budget:
+            yield chunk
+            chunk, size = [], 0
+        chunk += group
+        size += weight
+    if chunk:
+        yield chunk

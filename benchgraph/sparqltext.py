@@ -1,0 +1,167 @@
+"""SPARQL text read token by token: the lexer the endpoint's guard uses, and term substitution
+for stores that take a query only as text.
+
+The lexer knows SPARQL's strings, IRIs and comments, so a word inside them is never taken for a
+keyword or a variable.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import pyoxigraph as ox
+
+TOKEN = re.compile(
+    r"""
+    (?P<ws>\s+)
+  | (?P<comment>\#[^\n\r]*)
+  | (?P<iri><(?:[^<>"{}|^`\\\x00-\x20]|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*>)
+  | (?P<long>'''(?:[^'\\]|\\.|'(?!''))*(?:'''|\Z)|\"\"\"(?:[^"\\]|\\.|"(?!""))*(?:\"\"\"|\Z))
+  | (?P<short>'(?:[^'\\\n\r]|\\.)*'?|"(?:[^"\\\n\r]|\\.)*"?)
+  | (?P<var>[?$][\w\u00B7\u0300-\u036F\u203F-\u2040]*)
+  | (?P<lang>@[A-Za-z]+(?:-[A-Za-z0-9]+)*)
+  | (?P<name>(?:[^\W\d]|[_:])(?:[\w\-.:%\u00B7]|\\.)*)
+  | (?P<other>.)
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+Term = ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple
+
+# Words after which a variable is a projection (SELECT), or a condition (GROUP BY, ORDER BY).
+_FORMS = {"SELECT", "ASK", "CONSTRUCT", "DESCRIBE"}
+_CLAUSE_ENDS = {"WHERE", "FROM", "LIMIT", "OFFSET", "HAVING", "VALUES", "GROUP", "ORDER"}
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # a group name of TOKEN: ws, comment, iri, long, short, var, lang, name, other
+    text: str
+    start: int
+    end: int
+
+
+def tokens(text: str, *, layout: bool = False) -> list[Token]:
+    """The tokens of ``text``; white space and comments only with ``layout``."""
+    found = []
+    for match in TOKEN.finditer(text):
+        kind = match.lastgroup or "other"
+        if layout or (kind != "ws" and kind != "comment"):
+            found.append(Token(kind, match.group(), match.start(), match.end()))
+    return found
+
+
+def query_form(text: str) -> str | None:
+    """The form of the query ``text`` (SELECT, ASK, CONSTRUCT or DESCRIBE): its first keyword
+    after the prologue; None when it has none of these."""
+    for token in tokens(text):
+        word = token.text.upper() if token.kind == "name" else ""
+        if word in _FORMS:
+            return word
+        if word and word not in ("BASE", "PREFIX") and not word.endswith(":"):
+            return None
+    return None
+
+
+def substitute(text: str, bindings: Mapping[str, Term]) -> str:
+    """The query ``text`` with each variable named in ``bindings`` replaced by its term.
+
+    It gives the answers pyoxigraph's ``substitutions`` give for queries that use a bound
+    variable in patterns, filters and projections (not as the target of ``BIND`` or in
+    ``BOUND``). In patterns and expressions the variable becomes the term. A ``SELECT`` that
+    projects it keeps the column: as ``(term AS ?name)``, or as the variable itself when a
+    subquery inside already projects it (a variable may be bound once); ``GROUP BY`` and
+    ``ORDER BY`` follow their ``SELECT``. Raises ValueError for a blank node, which query text
+    cannot name.
+    """
+    for name, bound in bindings.items():
+        if isinstance(bound, ox.BlankNode):
+            raise ValueError(f"?{name}: a blank node cannot be bound in query text")
+    if not bindings:
+        return text
+    found = tokens(text, layout=True)
+    selects = _selects(found, set(bindings))
+    out: list[str] = []
+    clause = ""  # "select" or "condition" while in such a clause, opened at depth ``level``
+    depth = level = 0
+    previous = ""
+    at_depth: dict[int, _Select] = {}  # the SELECT most recently opened at each depth
+    for i, token in enumerate(found):
+        if token.kind in ("ws", "comment"):
+            out.append(token.text)
+            continue
+        word = token.text.upper() if token.kind == "name" else ""
+        if token.kind == "other" and token.text in "({[":
+            if token.text == "{" and depth == level:
+                clause = ""
+            depth += 1
+        elif token.kind == "other" and token.text in ")}]":
+            depth -= 1
+            if depth < level:
+                clause = ""
+        elif word in _CLAUSE_ENDS and depth == level:
+            clause = ""
+        if word == "SELECT":
+            clause, level = "select", depth
+            at_depth[depth] = selects[i]
+        elif word == "BY" and previous in ("GROUP", "ORDER"):
+            clause, level = "condition", depth
+        name = token.text[1:]
+        if token.kind == "var" and name in bindings:
+            term = str(bindings[name])
+            owner = at_depth.get(level)
+            in_scope = owner is not None and name in owner.inner
+            if clause and depth == level and in_scope:
+                out.append(token.text)
+            elif clause == "select" and depth == level:
+                out.append(f"({term} AS {token.text})")
+            elif clause == "condition" and depth == level:
+                out.append(f"({term})")
+            else:
+                out.append(term)
+        else:
+            out.append(token.text)
+        previous = word or token.text
+    return "".join(out)
+
+
+@dataclass
+class _Select:
+    start: int  # index of the SELECT token
+    end: int = 0  # index of the token closing its WHERE group
+    projected: set[str] = field(default_factory=set)  # bound variables it projects
+    inner: set[str] = field(default_factory=set)  # bound variables a subquery inside projects
+
+
+def _selects(found: list[Token], names: set[str]) -> dict[int, _Select]:
+    """Every SELECT of the query by token index: which of ``names`` it projects, and which
+    a subquery inside its WHERE group projects."""
+    code = [(i, t) for i, t in enumerate(found) if t.kind not in ("ws", "comment")]
+    selects: dict[int, _Select] = {}
+    for n, (i, token) in enumerate(code):
+        if token.kind != "name" or token.text.upper() != "SELECT":
+            continue
+        select = selects[i] = _Select(i)
+        depth = 0
+        in_projection = True
+        for j, other in code[n + 1 :]:
+            if other.kind == "other" and other.text in "({[":
+                if other.text == "{":
+                    in_projection = False
+                depth += 1
+            elif other.kind == "other" and other.text in ")}]":
+                depth -= 1
+                if depth == 0 and not in_projection and other.text == "}":
+                    select.end = j
+                    break
+            elif other.kind == "name" and other.text.upper() in ("WHERE", "FROM"):
+                in_projection = False
+            elif in_projection and depth == 0 and other.kind == "var" and other.text[1:] in names:
+                select.projected.add(other.text[1:])
+    for outer in selects.values():
+        for inner in selects.values():
+            if outer.start < inner.start < outer.end:
+                outer.inner |= inner.projected
+    return selects

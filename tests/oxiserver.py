@@ -1,0 +1,208 @@
+"""A real Oxigraph server (the ``oxigraph`` package's ``oxigraph serve``) on the loopback, and a
+fault-injecting HTTP proxy to put in front of it."""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import http.client
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+OXIGRAPH = shutil.which("oxigraph") or str(Path(sys.executable).parent / "oxigraph")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def update(base: str, text: str) -> None:
+    """Send a SPARQL update to the server whose endpoints start with ``base``."""
+    request = urllib.request.Request(
+        f"{base}/update",
+        data=text.encode(),
+        headers={"Content-Type": "application/sparql-update"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        response.read()
+
+
+class OxigraphServer:
+    """``oxigraph serve`` on a loopback port, its data in ``folder`` (kept across restarts),
+    with the union of the named graphs as its default graph."""
+
+    def __init__(self, folder: Path, port: int | None = None) -> None:
+        self.folder = folder
+        self.port = port or free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def url(self) -> str:
+        """The query endpoint: what ``--store`` takes."""
+        return f"{self.base}/query"
+
+    def start(self) -> OxigraphServer:
+        self.process = subprocess.Popen(
+            [
+                OXIGRAPH,
+                "serve",
+                "--location",
+                str(self.folder),
+                "--bind",
+                f"127.0.0.1:{self.port}",
+                "--union-default-graph",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_for(self.url)
+        return self
+
+    def kill(self) -> None:
+        """Stop the server at once (SIGKILL), as a crash would."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait(30)
+            self.process = None
+
+    def clear(self) -> None:
+        update(self.base, "DROP ALL")
+
+
+def wait_for(url: str, seconds: float = 30.0) -> None:
+    deadline = time.monotonic() + seconds
+    query = urllib.parse.urlencode({"query": "ASK {}"})
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}?{query}", timeout=2) as response:
+                response.read()
+            return
+        except (urllib.error.URLError, OSError):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+@dataclass
+class Faults:
+    """What the proxy does to the requests it passes on."""
+
+    user: str = ""  # with a user, requests without these Basic credentials get 401
+    password: str = ""
+    forbid_updates: bool = False  # 403 to every update
+    fail_updates_from: int = 0  # from the Nth update on (1-based), answer ``status``
+    fail_updates_count: int = 0  # ... this many times (0: forever)
+    status: int = 503
+    updates_seen: int = 0
+    failed: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class FaultProxy:
+    """An HTTP proxy on the loopback in front of a real server: it passes every request on,
+    unless ``faults`` says to refuse it (a server behind a gateway that checks credentials,
+    or that fails for a while)."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self.faults = Faults()
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                proxy.handle(self, None)
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                proxy.handle(self, self.rfile.read(length))
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/query"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def _refusal(self, handler: BaseHTTPRequestHandler) -> int:
+        f = self.faults
+        if f.user:
+            token = base64.b64encode(f"{f.user}:{f.password}".encode()).decode()
+            if handler.headers.get("Authorization") != f"Basic {token}":
+                return 401
+        if not handler.path.startswith("/update"):
+            return 0
+        with f.lock:
+            f.updates_seen += 1
+            if f.forbid_updates:
+                return 403
+            failing = f.fail_updates_from and f.updates_seen >= f.fail_updates_from
+            if failing and (not f.fail_updates_count or f.failed < f.fail_updates_count):
+                f.failed += 1
+                return f.status
+        return 0
+
+    def handle(self, handler: BaseHTTPRequestHandler, body: bytes | None) -> None:
+        refusal = self._refusal(handler)
+        if refusal:
+            message = f"refused by the proxy ({refusal})".encode()
+            handler.send_response(refusal)
+            if refusal == 401:
+                handler.send_header("WWW-Authenticate", 'Basic realm="store"')
+            handler.send_header("Content-Length", str(len(message)))
+            handler.end_headers()
+            handler.wfile.write(message)
+            return
+        host, port = urllib.parse.urlsplit(self.target).netloc.split(":")
+        connection = http.client.HTTPConnection(host, int(port), timeout=60)
+        headers = {k: v for k, v in handler.headers.items() if k.lower() != "authorization"}
+        try:
+            connection.request(handler.command, handler.path, body, headers)
+            answer = connection.getresponse()
+            data = answer.read()
+        except OSError:
+            handler.send_response(502)
+            handler.send_header("Content-Length", "0")
+            handler.end_headers()
+            return
+        finally:
+            connection.close()
+        handler.send_response(answer.status)
+        for key, value in answer.getheaders():
+            if key.lower() not in ("transfer-encoding", "connection", "content-length"):
+                handler.send_header(key, value)
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        with contextlib.suppress(OSError):
+            handler.wfile.write(data)
+
+
+def shared_server() -> str | None:
+    """The query endpoint of an Oxigraph server started for the whole test run (``.ci/run``
+    starts one), or None to start one here."""
+    return os.environ.get("BENCHGRAPH_TEST_OXIGRAPH") or None

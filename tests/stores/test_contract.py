@@ -1,0 +1,251 @@
+"""The store contract, run on both stores: an embedded one on disk and a real Oxigraph server.
+
+Same assertions for both. The remote answers are also compared with an embedded store loaded
+with the same pages: every named query must give the same rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+import rdflib
+from rdflib.compare import isomorphic
+from support import EXAMPLES, SEEDS, run_cli
+
+from benchgraph import queries
+from benchgraph import vocab as V
+from benchgraph.remote import RemoteStore
+from benchgraph.store import STAGING_PREFIX, EmbeddedStore, Store
+from ingest.loader import ingest_file
+
+PAGES = SEEDS if SEEDS.is_dir() else EXAMPLES
+LARGEST = max(PAGES.iterdir(), key=lambda p: p.stat().st_size)  # the Radar page of the seeds
+SAMPLE_RADAR = EXAMPLES / "radar-composet-sample.txt"
+
+# Each named query with parameters that give it something to answer on the pages.
+PARAMETERS: dict[str, list[dict[str, str]]] = {
+    "methods-introduced-by-paper": [
+        {"paper": "68fa791f1e209131cea7c381"},
+        {"paper": "68fa775d1e209131cea72c0c"},
+    ],
+    "methods-reported-by-paper": [{"paper": "68fa791f1e209131cea7c381"}],
+    "results-reported-by-paper": [{"paper": "68fa791f1e209131cea7c381"}],
+    "leaderboard": [
+        {"benchmark": "GenAI-Bench"},
+        {"benchmark": "Prompt Recovery on LAION"},
+        {"benchmark": "Prompt Recovery on LAION", "metric": "CLIP Score"},
+    ],
+    "audit-stale-sources": [{"days": "30", "asOf": "2026-11-29"}],
+    "audit-findings": [{"severity": "http://www.w3.org/ns/shacl#Warning"}],
+}
+
+
+def load(store: Store, folder: Path) -> None:
+    for path in sorted(folder.iterdir()):
+        outcome = ingest_file(store, path, now="2026-11-29T12:00:00Z")
+        assert outcome.status == "loaded", outcome.message
+
+
+def rows(store: Store, name: str, values: dict[str, str]) -> list[tuple[str, ...]]:
+    named = queries.find(name)
+    answer = store.query(named.text, named.bind(values))
+    assert isinstance(answer, ox.QuerySolutions), name
+    names = [v.value for v in answer.variables]
+    found = []
+    for row in answer:
+        found.append(tuple(_text(row[n]) for n in names))
+    return sorted(found)
+
+
+def _text(term: object) -> str:
+    if term is None:
+        return ""
+    if isinstance(term, ox.BlankNode):
+        return "_:"
+    return str(term)
+
+
+def as_rdflib(triples: Iterator[ox.Triple] | list[ox.Triple]) -> rdflib.Graph:
+    """Triples as an rdflib graph, to compare graphs with blank nodes (isomorphism)."""
+    text = "\n".join(f"{t.subject} {t.predicate} {t.object} ." for t in triples)
+    return rdflib.Graph().parse(data=text, format="nt")
+
+
+def results_in(store: Store, graph: str) -> int:
+    return sum(
+        1
+        for t in store.graph_triples(graph)
+        if t.predicate.value == V.RDF + "type" and t.object == ox.NamedNode(V.Result)
+    )
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedStore]:
+    """An embedded store with the pages, to compare the other store's answers with."""
+    with EmbeddedStore(tmp_path_factory.mktemp("reference")) as store:
+        load(store, PAGES)
+        yield store
+
+
+def test_pages_load_and_every_named_query_answers_as_embedded(
+    any_store: Store, reference: EmbeddedStore
+) -> None:
+    load(any_store, PAGES)
+    assert any_store.named_graphs() == reference.named_graphs()
+    assert any_store.graph_sizes() == reference.graph_sizes()
+    compared = 0
+    for named in queries.catalogue().values():
+        for values in PARAMETERS.get(named.name, [{}]):
+            expected = rows(reference, named.name, values)
+            assert rows(any_store, named.name, values) == expected, (named.name, values)
+            compared += bool(expected)
+    assert compared >= 12  # most queries have rows to compare, not just empty answers
+
+
+def test_the_headline_answers_hold(any_store: Store) -> None:
+    load(any_store, PAGES)
+    editor = rows(any_store, "methods-introduced-by-paper", {"paper": "68fa791f1e209131cea7c381"})
+    assert [r[-1] for r in editor] == ['"EDITOR"']
+
+
+def test_reingest_is_idempotent(any_store: Store) -> None:
+    load(any_store, PAGES)
+    before = {g: as_rdflib(any_store.graph_triples(g)) for g in any_store.named_graphs()}
+    outcomes = [ingest_file(any_store, p) for p in sorted(PAGES.iterdir())]
+    assert {o.status for o in outcomes} == {"unchanged"}
+    after = {g: as_rdflib(any_store.graph_triples(g)) for g in any_store.named_graphs()}
+    assert before.keys() == after.keys()
+    for graph, content in before.items():
+        assert isomorphic(content, after[graph]), graph
+
+
+def test_replacing_a_graph_twice_gives_the_same_graph(any_store: Store) -> None:
+    triples = [
+        ox.Triple(ox.NamedNode("urn:s"), ox.NamedNode("urn:p"), ox.Literal(str(n)))
+        for n in range(5)
+    ] + [ox.Triple(ox.BlankNode("b1"), ox.NamedNode("urn:p"), ox.Literal("blank"))]
+    any_store.replace_graph("urn:g", triples)
+    any_store.replace_graph("urn:g", triples)
+    assert any_store.graph_sizes() == {"urn:g": 6}
+    assert isomorphic(as_rdflib(any_store.graph_triples("urn:g")), as_rdflib(triples))
+    any_store.remove_graph("urn:g")
+    assert any_store.named_graphs() == []
+
+
+def test_a_page_refused_at_the_gate_leaves_the_graph_as_it_was(
+    any_store: Store, tmp_path: Path
+) -> None:
+    load(any_store, EXAMPLES)
+    graphs = {g: as_rdflib(any_store.graph_triples(g)) for g in any_store.named_graphs()}
+    text = SAMPLE_RADAR.read_text(encoding="utf-8")
+    assert "20.4 [17.2,23.6]" in text
+    bad = tmp_path / SAMPLE_RADAR.name
+    bad.write_text(text.replace("20.4 [17.2,23.6]", "20.4 [21.0,23.6]", 1), encoding="utf-8")
+    outcome = ingest_file(any_store, bad)
+    assert outcome.status == "refused", outcome.message
+    assert any_store.named_graphs() == sorted(graphs)
+    for graph, content in graphs.items():
+        assert isomorphic(content, as_rdflib(any_store.graph_triples(graph))), graph
+
+
+def test_export_holds_every_graph(any_store: Store, tmp_path: Path) -> None:
+    load(any_store, PAGES)
+    out = tmp_path / "dump.nq"
+    with out.open("wb") as output:
+        any_store.export("nquads", output)
+    dumped = ox.Store()
+    dumped.load(path=str(out), format=ox.RdfFormat.N_QUADS)
+    graphs = sorted(g.value for g in dumped.named_graphs() if isinstance(g, ox.NamedNode))
+    assert graphs == any_store.named_graphs()
+    assert len(dumped) == sum(any_store.graph_sizes().values())
+
+
+def test_copy_round_trips_every_graph(kind: str, location: str, tmp_path: Path) -> None:
+    """Embedded → this store → a fresh embedded store: the same graphs, the same quads."""
+    first, last = tmp_path / "first", tmp_path / "last"
+    with EmbeddedStore(first) as store:
+        load(store, PAGES)
+    if kind == "embedded":
+        location = str(tmp_path / "middle")
+    there = run_cli("copy", "--from", str(first), "--to", location)
+    assert there.returncode == 0, there.stderr
+    assert there.stdout.rstrip().endswith("counts match")
+    back = run_cli("copy", "--from", location, "--to", str(last))
+    assert back.returncode == 0, back.stderr
+    with EmbeddedStore(first) as a, EmbeddedStore(last) as b:
+        assert a.named_graphs() == b.named_graphs()
+        for graph in a.named_graphs():
+            left = as_rdflib(a.graph_triples(graph))
+            right = as_rdflib(b.graph_triples(graph))
+            assert isomorphic(left, right), graph
+        without_blanks = {q for q in a.quads() if not _has_blank(q)}
+        assert without_blanks == {q for q in b.quads() if not _has_blank(q)}
+
+
+def _has_blank(quad: ox.Quad) -> bool:
+    return isinstance(quad.subject, ox.BlankNode) or isinstance(quad.object, ox.BlankNode)
+
+
+def test_the_cli_works_on_either_store(location: str, reference: EmbeddedStore) -> None:
+    loaded = run_cli("ingest", str(PAGES), "--store", location)
+    assert loaded.returncode == 0, loaded.stderr
+    asked = run_cli(
+        "query",
+        "methods-introduced-by-paper",
+        "--param",
+        "paper=68fa791f1e209131cea7c381",
+        "--format",
+        "csv",
+        "--store",
+        location,
+    )
+    assert asked.returncode == 0, asked.stderr
+    assert asked.stdout.splitlines()[1].endswith(",EDITOR")
+    validated = run_cli("validate", "--format", "json", "--store", location)
+    assert validated.returncode == 0, validated.stderr
+    assert '"violations": 0' in validated.stdout.replace(" ", " ")
+    audited = run_cli("audit", "--as-of", "2026-11-29", "--store", location)
+    assert audited.returncode == 0, audited.stderr
+    assert "self-reported" in audited.stdout
+
+
+def test_a_large_page_is_staged_in_bounded_requests_and_replaced_at_once(
+    remote_store: RemoteStore, reference: EmbeddedStore, tmp_path: Path
+) -> None:
+    remote_store.request_bytes = 8192
+    sent: list[int] = []
+    real = remote_store._update
+
+    def counted(what: str, update: str) -> None:
+        sent.append(len(update.encode()))
+        real(what, update)
+
+    remote_store._update = counted  # type: ignore[method-assign]
+    outcome = ingest_file(remote_store, LARGEST, now="2026-11-29T12:00:00Z")
+    assert outcome.status == "loaded", outcome.message
+    assert len(sent) > 10  # many parts, then the move
+    staged = sent[:-1]
+    assert max(staged) <= 8192 + 1024  # bounded (a blank-node group may not be split)
+    written = remote_store.named_graphs()
+    assert len(written) == 2  # the page and its validation report
+    for graph in written:
+        assert isomorphic(
+            as_rdflib(remote_store.graph_triples(graph)),
+            as_rdflib(reference.graph_triples(graph)),
+        ), graph
+    graph = written[0]
+    assert not [g for g in _all_graphs(remote_store) if g.startswith(STAGING_PREFIX)]
+    # Written again over itself: still one whole page.
+    changed = tmp_path / LARGEST.name
+    changed.write_bytes(LARGEST.read_bytes() + b"\n")
+    assert ingest_file(remote_store, changed, now="2026-11-30T12:00:00Z").status == "loaded"
+    assert results_in(remote_store, graph) == results_in(reference, graph)
+
+
+def _all_graphs(store: RemoteStore) -> list[str]:
+    answer = store.query("SELECT DISTINCT ?g WHERE { GRAPH ?g { } }")
+    assert isinstance(answer, ox.QuerySolutions)
+    return [row["g"].value for row in answer]  # type: ignore[union-attr]

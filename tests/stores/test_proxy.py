@@ -1,0 +1,166 @@
+"""``benchgraph serve`` in front of a remote store: a read-only proxy with the same limits."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from live import Live
+from oxiserver import OXIGRAPH, OxigraphServer, wait_for
+from SPARQLWrapper import JSON, SPARQLWrapper
+from support import EXAMPLES, SEEDS
+
+from benchgraph.remote import RemoteStore
+from ingest.loader import ingest_file
+
+PAGES = SEEDS if SEEDS.is_dir() else EXAMPLES
+PAPER = "68fa791f1e209131cea7c381" if SEEDS.is_dir() else None
+
+
+def get(url: str, **headers: str) -> tuple[int, dict[str, Any] | bytes]:
+    request = urllib.request.Request(url, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            body = response.read()
+            status = response.status
+            kind = response.headers.get_content_type()
+    except urllib.error.HTTPError as error:
+        body, status, kind = error.read(), error.code, error.headers.get_content_type()
+    return status, (json.loads(body) if kind.endswith("json") else body)
+
+
+@pytest.fixture
+def loaded(remote: Any) -> str:
+    remote.clear()
+    store = RemoteStore.from_settings(remote.url)
+    for path in sorted(PAGES.iterdir()):
+        assert ingest_file(store, path).status == "loaded"
+    return str(remote.url)
+
+
+@pytest.fixture
+def proxy_server(loaded: str) -> Iterator[Live]:
+    live = Live(loaded, "--workers", "2")
+    yield live
+    assert live.stop() == 0
+
+
+def test_named_queries_and_sparql_answer_through_the_proxy(proxy_server: Live) -> None:
+    paper = PAPER or "ex"
+    if PAPER is None:
+        pytest.skip("needs the seed pages")
+    status, body = get(
+        f"{proxy_server.url}queries/methods-introduced-by-paper?paper={paper}",
+        Accept="application/sparql-results+json",
+    )
+    assert status == 200, body
+    assert isinstance(body, dict)
+    labels = [b["label"]["value"] for b in body["results"]["bindings"]]
+    assert labels == ["EDITOR"]
+    client = SPARQLWrapper(proxy_server.sparql)
+    client.setReturnFormat(JSON)
+    client.setQuery(
+        "PREFIX bg: <https://w3id.org/benchgraph/ns#> "
+        "SELECT (COUNT(?r) AS ?n) WHERE { ?r a bg:Result }"
+    )
+    answer = client.queryAndConvert()
+    assert isinstance(answer, dict)
+    assert int(answer["results"]["bindings"][0]["n"]["value"]) == 321
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "INSERT DATA { <urn:a> <urn:b> <urn:c> }",
+        "SELECT * WHERE { SERVICE <http://127.0.0.1:9/sparql> { ?s ?p ?o } }",
+        "SELECT * FROM <http://127.0.0.1:9/data.ttl> WHERE { ?s ?p ?o }",
+    ],
+)
+def test_the_proxy_refuses_what_the_endpoint_refuses(proxy_server: Live, query: str) -> None:
+    url = f"{proxy_server.sparql}?{urllib.parse.urlencode({'query': query})}"
+    status, body = get(url, Accept="application/json")
+    assert status == 400
+    assert isinstance(body, dict) and body["ok"] is False and body["status"] == 400
+
+
+def test_a_dump_and_a_resource_come_through_the_proxy(proxy_server: Live) -> None:
+    status, body = get(f"{proxy_server.url}dump.nq")
+    assert status == 200
+    assert isinstance(body, bytes) and body.count(b"\n") > 1000
+    status, body = get(f"{proxy_server.url}void", Accept="text/turtle")
+    assert status == 200
+    status, papers = get(f"{proxy_server.url}queries/papers", Accept="application/json")
+    assert status == 200 and isinstance(papers, dict)
+    iri = papers["results"]["bindings"][0]["paper"]["value"]
+    path = iri.removeprefix("https://w3id.org/benchgraph/id/")
+    status, body = get(f"{proxy_server.url}id/{path}", Accept="text/turtle")
+    assert status == 200 and isinstance(body, bytes) and iri.encode() in body
+    status, body = get(f"{proxy_server.url}page/{path}", Accept="text/html")
+    assert status == 200 and isinstance(body, bytes) and b"<html" in body
+
+
+def test_an_ingest_while_serving_is_seen_by_the_proxy(remote: Any, tmp_path: Path) -> None:
+    remote.clear()
+    live = Live(remote.url)
+    try:
+        status, body = get(f"{live.url}queries/papers", Accept="application/json")
+        assert status == 200 and isinstance(body, dict)
+        assert body["results"]["bindings"] == []
+        store = RemoteStore.from_settings(remote.url)
+        assert ingest_file(store, EXAMPLES / "sota2-prompt-recovery-on-laion.md").status == "loaded"
+        time.sleep(1.2)  # the generation is read again at most once a second
+        status, body = get(f"{live.url}queries/papers", Accept="application/json")
+        assert status == 200 and isinstance(body, dict)
+        assert body["results"]["bindings"]
+    finally:
+        assert live.stop() == 0
+
+
+def test_a_slow_remote_query_is_504_and_a_dead_server_502(tmp_path: Path) -> None:
+    server = OxigraphServer(tmp_path / "data")
+    server.process = subprocess.Popen(
+        [
+            OXIGRAPH,
+            "serve",
+            "--location",
+            str(server.folder),
+            "--bind",
+            f"127.0.0.1:{server.port}",
+            "--union-default-graph",
+            "--timeout-s",
+            "4",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    wait_for(server.url)
+    store = RemoteStore.from_settings(server.url)
+    for path in sorted(EXAMPLES.iterdir()):
+        assert ingest_file(store, path).status == "loaded"
+    live = Live(server.url)  # time limit 1.5 s
+    try:
+        slow = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }"
+        url = f"{live.sparql}?{urllib.parse.urlencode({'query': slow})}"
+        started = time.monotonic()
+        status, body = get(url, Accept="application/json")
+        assert status == 504, body
+        assert time.monotonic() - started < 10
+        fast = f"{live.url}queries/papers"
+        assert get(fast, Accept="application/json")[0] == 200
+        server.kill()
+        time.sleep(1.2)
+        status, body = get(f"{live.url}queries/benchmarks", Accept="application/json")
+        assert status == 502, body
+        assert isinstance(body, dict) and body["ok"] is False
+        assert server.url in body["error"] and "Traceback" not in body["error"]
+    finally:
+        live.stop()
+        server.kill()

@@ -1,0 +1,263 @@
+"""A remote store that fails: down, refusing credentials, forbidding writes, failing mid-batch,
+killed in the middle of an ingest. Each gives a clear error naming the endpoint, a non-zero exit,
+and never a half-written page.
+
+The server is a real Oxigraph; faults are injected by an HTTP proxy in front of it, as a gateway
+in front of a store would fail (tests/oxiserver.py).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+from oxiserver import FaultProxy, OxigraphServer, free_port
+from support import EXAMPLES, REPO, SEEDS, run_cli
+
+from benchgraph import vocab as V
+from benchgraph.remote import Endpoints, RemoteStore
+from benchgraph.store import STAGING_PREFIX, StoreError
+from ingest.loader import ingest_file
+
+PAGES = SEEDS if SEEDS.is_dir() else EXAMPLES
+LAION = EXAMPLES / "sota2-prompt-recovery-on-laion.md"
+
+
+@pytest.fixture
+def proxy(remote: object) -> Iterator[FaultProxy]:
+    found = FaultProxy(remote.url)  # type: ignore[attr-defined]
+    remote.clear()  # type: ignore[attr-defined]
+    yield found
+    found.close()
+
+
+def through(proxy: FaultProxy, **settings: object) -> RemoteStore:
+    """A store reaching the server through the proxy, with quick retries."""
+    store = RemoteStore(
+        Endpoints.of(proxy.url),
+        user=str(settings.get("user", "")),
+        password=str(settings.get("password", "")),
+        timeout=float(settings.get("timeout", 10)),
+        retries=int(settings.get("retries", 2)),  # type: ignore[call-overload]
+        request_bytes=int(settings.get("request_bytes", 8 * 1024 * 1024)),  # type: ignore[call-overload]
+    )
+    store.backoff = 0.05
+    return store
+
+
+def test_a_server_that_is_down_is_named_in_a_clear_error(tmp_path: Path) -> None:
+    url = f"http://127.0.0.1:{free_port()}/query"
+    with pytest.raises(StoreError, match=re.escape(f"cannot reach {url}")) as caught:
+        RemoteStore(Endpoints.of(url), retries=1).backoff = 0
+    assert "after 2 attempts" in str(caught.value)
+    done = run_cli("ingest", str(LAION), "--store", url)
+    assert done.returncode == 2
+    assert f"benchgraph: error: cannot reach {url}" in done.stderr
+    assert "Connection refused" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_credentials_are_sent_and_their_refusal_is_clear(proxy: FaultProxy) -> None:
+    proxy.faults.user, proxy.faults.password = "curator", "s3cret"
+    with pytest.raises(StoreError, match=r"refused .*\(401 Unauthorized\).*STORE_USER"):
+        through(proxy)
+    store = through(proxy, user="curator", password="s3cret")
+    assert ingest_file(store, LAION).status == "loaded"
+    assert len(store.named_graphs()) == 2
+    env = {"BENCHGRAPH_STORE_USER": "curator", "BENCHGRAPH_STORE_PASSWORD": "wrong"}
+    done = run_cli_env(env, "query", "papers", "--store", proxy.url)
+    assert done.returncode == 2
+    assert f"benchgraph: error: {proxy.url} refused" in done.stderr
+    assert "wrong" not in done.stderr  # the password is never printed
+    env["BENCHGRAPH_STORE_PASSWORD"] = "s3cret"
+    assert run_cli_env(env, "query", "papers", "--store", proxy.url).returncode == 0
+
+
+def test_a_forbidden_write_changes_nothing_and_says_so(proxy: FaultProxy, tmp_path: Path) -> None:
+    store = through(proxy)
+    assert ingest_file(store, LAION).status == "loaded"
+    before = set(store.quads())
+    proxy.faults.forbid_updates = True
+    changed = tmp_path / LAION.name
+    changed.write_bytes(LAION.read_bytes() + b"\n")
+    update_url = proxy.url.replace("/query", "/update")
+    with pytest.raises(StoreError, match=re.escape(f"{update_url} refused replacing graph")):
+        ingest_file(store, changed)
+    assert set(store.quads()) == before
+    done = run_cli_env({}, "ingest", str(changed), "--store", proxy.url)
+    assert done.returncode == 2
+    assert "(403 Forbidden)" in done.stderr
+    assert f"stopped at {changed}" in done.stderr
+
+
+def test_a_transient_failure_is_retried(proxy: FaultProxy) -> None:
+    store = through(proxy, retries=3)
+    proxy.faults.fail_updates_from, proxy.faults.fail_updates_count = 1, 2  # 503, 503, then ok
+    assert ingest_file(store, LAION).status == "loaded"
+    assert proxy.faults.failed == 2
+    assert len(store.named_graphs()) == 2
+
+
+def test_a_5xx_in_the_middle_of_a_staged_page_keeps_the_old_version(
+    proxy: FaultProxy, tmp_path: Path
+) -> None:
+    big = max(PAGES.iterdir(), key=lambda p: p.stat().st_size)
+    store = through(proxy, request_bytes=8192, retries=1)
+    assert ingest_file(store, big, now="2026-11-29T12:00:00Z").status == "loaded"
+    before = set(store.quads())
+    assert before
+    proxy.faults.updates_seen = 0
+    proxy.faults.fail_updates_from, proxy.faults.status = 5, 500  # the 5th part fails
+    newer = tmp_path / big.name
+    newer.write_bytes(big.read_bytes() + b"\n")
+    with pytest.raises(StoreError, match=r"staging part .* \(HTTP 500\)"):
+        ingest_file(store, newer, now="2026-11-30T12:00:00Z")
+    proxy.faults.fail_updates_from = 0
+    assert set(store.quads()) == before  # the old version, whole; no staging graph left
+    assert not [q for q in store.quads() if q.graph_name.value.startswith(STAGING_PREFIX)]  # type: ignore[union-attr]
+
+
+def test_a_server_without_the_union_default_graph_is_refused(tmp_path: Path) -> None:
+    server = OxigraphServer(tmp_path / "plain")
+    server.process = subprocess.Popen(
+        [
+            *_oxigraph(),
+            "serve",
+            "--location",
+            str(server.folder),
+            "--bind",
+            f"127.0.0.1:{server.port}",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        from oxiserver import update, wait_for
+
+        wait_for(server.url)
+        update(server.base, "INSERT DATA { GRAPH <urn:g> { <urn:s> <urn:p> <urn:o> } }")
+        with pytest.raises(StoreError, match="--union-default-graph"):
+            RemoteStore(Endpoints.of(server.url))
+    finally:
+        server.kill()
+
+
+def _oxigraph() -> list[str]:
+    from oxiserver import OXIGRAPH
+
+    return [OXIGRAPH]
+
+
+def run_cli_env(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "benchgraph.cli", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "BENCHGRAPH_STORE_RETRIES": "0", **env},
+        cwd=REPO,
+        timeout=120,
+    )
+
+
+def test_killing_the_server_mid_ingest_leaves_whole_pages_and_a_clear_error(
+    tmp_path: Path,
+) -> None:
+    """``kill -9`` of the server while ``benchgraph ingest`` writes 120 pages; after a restart
+    every page graph holds exactly its declared results (with its report), and a second ingest
+    completes the job."""
+    corpus = tmp_path / "corpus"
+    made = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bench.generate",
+            "--pages",
+            "120",
+            "--seed",
+            "7",
+            "--out",
+            str(corpus),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert made.returncode == 0, made.stderr
+    server = OxigraphServer(tmp_path / "data").start()
+    env = {**os.environ, "BENCHGRAPH_STORE_RETRIES": "1", "BENCHGRAPH_STORE": server.url}
+    ingest = subprocess.Popen(
+        [sys.executable, "-m", "benchgraph.cli", "ingest", str(corpus / "pages")],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while count_pages(server.url) < 10 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        server.kill()
+        out, err = ingest.communicate(timeout=120)
+    finally:
+        if ingest.poll() is None:
+            ingest.kill()
+    assert ingest.returncode == 2, out + err
+    assert f"cannot reach {server.url}" in err or server.base in err
+    server.start()
+    try:
+        store = RemoteStore(Endpoints.of(server.url))
+        pages = check_whole_pages(store)
+        assert 10 <= pages < 120
+        print(f"server killed: {pages} of 120 pages whole after the restart, none partial")
+        again = subprocess.run(
+            [sys.executable, "-m", "benchgraph.cli", "ingest", "--quiet", str(corpus / "pages")],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert again.returncode == 0, again.stderr
+        assert check_whole_pages(store) == 120
+    finally:
+        server.kill()
+
+
+def count_pages(url: str) -> int:
+    try:
+        store = RemoteStore(Endpoints.of(url), retries=0, check=False)
+        return sum(1 for g in store.named_graphs() if "/graph/" in g)
+    except StoreError:
+        return 0
+
+
+def check_whole_pages(store: RemoteStore) -> int:
+    """Assert every page graph there is whole (its declared count of results, its report);
+    return how many there are."""
+    graphs = store.named_graphs()
+    pages = [g for g in graphs if "/graph/" in g]
+    for graph in pages:
+        triples = list(store.graph_triples(graph))
+        results = sum(
+            1
+            for t in triples
+            if t.predicate.value == V.RDF + "type" and t.object == ox.NamedNode(V.Result)
+        )
+        declared = [
+            int(t.object.value)
+            for t in triples
+            if t.predicate.value == V.resultCount and isinstance(t.object, ox.Literal)
+        ]
+        assert declared == [results], graph
+        assert graph.replace("/graph/", "/report/") in graphs, graph
+    assert len(graphs) == 2 * len(pages)
+    return len(pages)

@@ -1,0 +1,108 @@
+"""Binding by text (what a remote store does) answers as pyoxigraph's substitutions do."""
+
+from __future__ import annotations
+
+import pyoxigraph as ox
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from benchgraph.sparqltext import query_form, substitute
+
+EX = "http://example.org/"
+DATA = "\n".join(
+    [
+        f'<{EX}a> <{EX}label> "alpha" .',
+        f'<{EX}b> <{EX}label> "beta"@en .',
+        f"<{EX}a> <{EX}score> 3 .",
+        f"<{EX}b> <{EX}score> 5 .",
+        f'<{EX}c> <{EX}label> "}} UNION {{ ?s ?p ?o }} #" .',
+        f"<{EX}a> <{EX}next> <{EX}b> .",
+    ]
+)
+
+QUERIES = {
+    "pattern": f"SELECT ?s ?x WHERE {{ ?s <{EX}label> ?x }}",
+    "filter": f"SELECT ?s ?x WHERE {{ ?s <{EX}label> ?l FILTER (?l = ?x) }}",
+    "aggregate": f"SELECT ?x (COUNT(?s) AS ?n) WHERE {{ ?s <{EX}label> ?x }} GROUP BY ?x",
+    "nested": (
+        f"SELECT ?x ?n WHERE {{ {{ SELECT ?x (COUNT(*) AS ?n) WHERE {{ ?s <{EX}label> ?x }} "
+        "GROUP BY ?x } } ORDER BY ?x"
+    ),
+    "subject": f"SELECT ?x ?o WHERE {{ ?x <{EX}next> ?o }}",
+}
+
+
+@pytest.fixture(scope="module")
+def store() -> ox.Store:
+    found = ox.Store()
+    found.load(DATA.encode(), ox.RdfFormat.TURTLE)
+    return found
+
+
+def answers(answer: object) -> list[tuple[str, ...]]:
+    assert isinstance(answer, ox.QuerySolutions)
+    names = answer.variables
+    return sorted(tuple(str(row[v]) for v in names) for row in answer)
+
+
+def both(store: ox.Store, name: str, term: ox.NamedNode | ox.Literal) -> None:
+    query = QUERIES[name]
+    bound = store.query(query, substitutions={ox.Variable("x"): term})
+    written = store.query(substitute(query, {"x": term}))
+    assert answers(written) == answers(bound), (name, term)
+
+
+@pytest.mark.parametrize("name", sorted(set(QUERIES) - {"subject"}))
+@pytest.mark.parametrize(
+    "term",
+    [
+        ox.Literal("alpha"),
+        ox.Literal("beta", language="en"),
+        ox.Literal("} UNION { ?s ?p ?o } #"),
+        ox.Literal("3", datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer")),
+        ox.NamedNode(f"{EX}a"),
+    ],
+)
+def test_text_binding_answers_as_substitution(
+    store: ox.Store, name: str, term: ox.NamedNode | ox.Literal
+) -> None:
+    both(store, name, term)
+
+
+def test_an_iri_in_subject_position(store: ox.Store) -> None:
+    both(store, "subject", ox.NamedNode(f"{EX}a"))
+
+
+@given(text=st.text(max_size=40))
+def test_no_literal_changes_the_query(text: str) -> None:
+    store = ox.Store()
+    store.load(DATA.encode(), ox.RdfFormat.TURTLE)
+    for name in ("pattern", "filter", "aggregate", "nested"):
+        both(store, name, ox.Literal(text))
+
+
+def test_comments_strings_and_iris_keep_their_variables() -> None:
+    query = 'SELECT ?x WHERE { ?s <http://e/?x> "?x" # ?x\n FILTER (?s != ?x) }'
+    written = substitute(query, {"x": ox.Literal("v")})
+    assert written == (
+        'SELECT ("v" AS ?x) WHERE { ?s <http://e/?x> "?x" # ?x\n FILTER (?s != "v") }'
+    )
+
+
+def test_a_blank_node_cannot_be_bound_in_text() -> None:
+    with pytest.raises(ValueError, match="blank node"):
+        substitute("SELECT * WHERE { ?x ?p ?o }", {"x": ox.BlankNode()})
+
+
+@pytest.mark.parametrize(
+    ("query", "form"),
+    [
+        ("PREFIX a: <http://a/> SELECT * WHERE { ?s ?p 'ADD' }", "SELECT"),
+        ("# INSERT this\nBASE <http://b/> CONSTRUCT WHERE { ?s ?p ?o }", "CONSTRUCT"),
+        ("ask {}", "ASK"),
+        ("INSERT DATA { <a:b> <a:c> <a:d> }", None),
+    ],
+)
+def test_the_query_form_is_read_by_the_lexer(query: str, form: str | None) -> None:
+    assert query_form(query) == form
