@@ -12,12 +12,14 @@ bound). The format follows a suffix (``.ttl``, ``.jsonld``, ``.nt``, ``.rdf``, `
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Hashable
 from urllib.parse import quote
 
 import pyoxigraph as ox
 from flask import Blueprint, Response, redirect, request
+from werkzeug.http import is_resource_modified
 from werkzeug.wrappers import Response as WerkzeugResponse
 
 from benchgraph import queries
@@ -72,6 +74,14 @@ def resource(path: str) -> Response | WerkzeugResponse:
         response.headers["Vary"] = "Accept"
         return response
     iri = backend.id_base() + local
+    backend.pool.start()
+    generation = backend.pool.generation
+    digest = hashlib.sha256(repr((iri, chosen.key)).encode("utf-8")).hexdigest()[:16]
+    etag = f"{generation.tag}-{digest}"
+    if not is_resource_modified(request.environ, etag=etag, last_modified=generation.modified):
+        unchanged = Response(status=304)
+        unchanged.set_etag(etag)
+        return _finish(unchanged, backend)
     job = Job(
         queries.internal("describe"),
         None,
@@ -85,6 +95,7 @@ def resource(path: str) -> Response | WerkzeugResponse:
     response = respond(answer)
     if chosen.suffix:
         response.headers["Content-Location"] = f"{backend.base_url()}id/{local}.{chosen.suffix}"
+    response.set_etag(etag)
     return _finish(response, backend)
 
 

@@ -130,3 +130,15 @@ def test_the_id_base_setting_chooses_the_iris_answered(ld_store: Path, tmp_path:
         assert fetch(f"{live.url}id/method/steps.nt").status == 404
     finally:
         assert live.stop() == 0
+
+
+def test_a_description_is_revalidated_by_its_etag(ld_server: Live) -> None:
+    url = f"{ld_server.url}id/method/steps"
+    first = raw_get(url, Accept="text/turtle")
+    etag = first.headers["ETag"]
+    assert first.status == 200 and etag
+    again = raw_get(url, Accept="text/turtle", If_None_Match=etag)
+    assert again.status == 304 and again.body == b""
+    other = raw_get(url, Accept="application/n-triples", If_None_Match=etag)
+    assert other.status == 200  # another format is another representation
+    assert other.headers["ETag"] != etag
