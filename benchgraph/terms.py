@@ -2,7 +2,7 @@
 
 pySHACL runs on small in-memory rdflib graphs, never on the store: a page's triples are copied
 into an rdflib graph with :func:`to_graph`, and report graphs come back with
-:func:`to_oxigraph_triple`.
+:func:`to_oxigraph_triples`.
 """
 
 from __future__ import annotations
@@ -55,9 +55,42 @@ def to_oxigraph_triple(s: Node, p: Node, o: Node) -> ox.Triple:
     return ox.Triple(subject, predicate, to_oxigraph(o))
 
 
-def to_graph(triples: Iterable[ox.Triple]) -> rdflib.Graph:
-    """An in-memory rdflib graph holding ``triples``."""
-    graph = rdflib.Graph()
+def to_graph(triples: Iterable[ox.Triple], graph: rdflib.Graph | None = None) -> rdflib.Graph:
+    """``graph`` (default: a new in-memory rdflib graph) with ``triples`` added; returns it.
+
+    A page repeats its terms (predicates, classes, its benchmark and source) many times, so each
+    distinct term is converted once; the triples go to the graph's store directly (what
+    ``Graph.add`` does after checking the term types, which are rdflib's by construction)."""
+    graph = rdflib.Graph() if graph is None else graph
+    converted: dict[ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple, Node] = {}
+
+    def term(t: ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple) -> Node:
+        found = converted.get(t)
+        if found is None:
+            found = converted[t] = to_rdflib(t)
+        return found
+
+    add = graph.store.add
     for t in triples:
-        graph.add((to_rdflib(t.subject), to_rdflib(t.predicate), to_rdflib(t.object)))
+        add((term(t.subject), term(t.predicate), term(t.object)), graph, quoted=False)
     return graph
+
+
+def to_oxigraph_triples(triples: Iterable[tuple[Node, Node, Node]]) -> list[ox.Triple]:
+    """The pyoxigraph triples for rdflib ones, each distinct term converted once. Raises
+    TypeError for a literal subject or anything that is no RDF term."""
+    converted: dict[Node, ox.NamedNode | ox.BlankNode | ox.Literal] = {}
+
+    def term(t: Node) -> ox.NamedNode | ox.BlankNode | ox.Literal:
+        found = converted.get(t)
+        if found is None:
+            found = converted[t] = to_oxigraph(t)
+        return found
+
+    out = []
+    for s, p, o in triples:
+        subject, predicate = term(s), term(p)
+        if isinstance(subject, ox.Literal) or not isinstance(predicate, ox.NamedNode):
+            raise TypeError(f"not a triple: {s!r} {p!r} {o!r}")
+        out.append(ox.Triple(subject, predicate, term(o)))
+    return out

@@ -1,0 +1,318 @@
+"""The report of a benchmark run: the machine it ran on, the tables of BENCHMARKS.md, one verdict
+per target, and the same numbers as JSON beside it."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from bench.servers import PARAM
+
+SEED = 1
+DISCUSSION = "## Discussion"
+PACKAGES = ("pyoxigraph", "oxigraph", "rdflib", "pyshacl", "flask", "waitress")
+
+
+def machine() -> dict[str, Any]:
+    memory = 0
+    with open("/proc/meminfo", encoding="utf-8") as meminfo:
+        for line in meminfo:
+            if line.startswith("MemTotal:"):
+                memory = int(line.split()[1]) * 1024
+    versions = {}
+    for package in PACKAGES:
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = "not installed"
+    cpu = ""
+    with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+        for line in cpuinfo:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    return {
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "nproc": os.cpu_count(),
+        "cpu": cpu,
+        "memory_gb": round(memory / 2**30, 1),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "packages": versions,
+    }
+
+
+def f(value: float, digits: int = 2) -> str:
+    return f"{value:,.{digits}f}"
+
+
+def mmm(s: dict[str, float], digits: int = 2) -> str:
+    return f"{f(s['min'], digits)} / **{f(s['median'], digits)}** / {f(s['max'], digits)}"
+
+
+def qps(s: dict[str, float] | None) -> str:
+    return "not measured (slow)" if s is None else mmm(s, 0)
+
+
+def ratio(value: float | None) -> str:
+    return "—" if value is None else f"{f(value)}×"
+
+
+def markdown(data: dict[str, Any]) -> str:
+    m = data["machine"]
+    lines = [
+        "# Benchmarks",
+        "",
+        "Measured by `bench/run.py` on synthetic corpora from `bench/generate.py` (seed "
+        f"{SEED}). Each peer is measured in the same run, on the same machine, over the same "
+        "data. Cells with three numbers are min / **median** / max over the runs.",
+        "",
+        "## Machine",
+        "",
+        f"- date: {m['date']}",
+        f"- nproc: {m['nproc']} ({m['cpu']}), memory: {m['memory_gb']} GB",
+        f"- load average at the start (1, 5, 15 min): {m.get('load_average', 'not recorded')}",
+        *(
+            f"- {s['pages']} pages: measured from {s.get('date', m['date'])}, load average after "
+            f"its ingest {s['ingest'].get('load_average', 'not recorded')} (the benchmark's own "
+            "processes count in it)"
+            for s in data["sizes"]
+        ),
+        f"- {m['platform']}, Python {m['python']}",
+        "- " + ", ".join(f"{k} {v}" for k, v in m["packages"].items()),
+        "",
+        "## Command",
+        "",
+        "```",
+        *data.get("commands", [data["command"]]),
+        "```",
+        "",
+        "## 1. Ingest vs the bulk-load floor",
+        "",
+        "`benchgraph ingest` as a process (a fresh store each run; parse, validate with pyshacl "
+        "page by page, write each page's graph and report in one transaction) against "
+        "pyoxigraph `Store.bulk_load` of the same quads (`benchgraph export --format nquads`) "
+        "into a fresh store, in-process. Peak RSS is that of the ingest process.",
+        "",
+        "| pages | results | quads | runs | ingest s | pages/s | results/s | floor s "
+        "| floor results/s | ingest/floor | peak RSS MB | store MB |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for size in data["sizes"]:
+        i = size["ingest"]
+        lines.append(
+            f"| {i['pages']} | {i['results']} | {i['quads']} | {i['runs']} | {mmm(i['ingest_s'])} "
+            f"| {mmm(i['pages_per_s'], 1)} | {mmm(i['results_per_s'], 0)} "
+            f"| {mmm(i['floor_s'], 3)} | {mmm(i['floor_results_per_s'], 0)} "
+            f"| **{f(i['ratio_ingest_over_floor'], 1)}×** | {mmm(i['peak_rss_mb'], 0)} "
+            f"| {f(i['store_mb'], 0)} |"
+        )
+    q = data["query_settings"]
+    lines += [
+        "",
+        "## 2. Named queries over HTTP: benchgraph serve vs oxigraph serve",
+        "",
+        "`benchgraph serve` (GET `/queries/NAME?param=IRI`) against `oxigraph serve-read-only "
+        "--union-default-graph` on a copy of the same store (POST `/query` with the same text, "
+        "the parameter inlined as `VALUES`). Both answer SPARQL JSON results. **Uncached**: one "
+        f"client, up to {q['requests']} requests, each with a different parameter value "
+        "(benchgraph caches named-query answers per store generation, so a repeated value "
+        "would be a cache hit); `audit-self-reported` has no parameter, so its uncached series "
+        "goes to benchgraph's `/sparql` endpoint (no cache) with the text made distinct by a "
+        "comment. **Cached**: one value repeated. **Throughput**: "
+        f"{q['clients']} client threads × {q['each']} requests cycling over the values "
+        "(for benchgraph these are cache hits by then). Ratios are benchgraph / oxigraph "
+        "(latency: lower is better for benchgraph; throughput: higher is). An error (a time-out, "
+        "504 from benchgraph past its 5 s query limit) is counted, not timed.",
+        "",
+        "| pages | query | n | benchgraph p50 / p95 / p99 ms | oxigraph p50 / p95 / p99 ms "
+        "| p50 ratio | cached p50 ms bg / ox | cached ratio | bg q/s | ox q/s | q/s ratio "
+        "| same rows |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for size in data["sizes"]:
+        for name, row in size["queries"].items():
+            bg, ox_ = row["benchgraph"], row["oxigraph"]
+            u, v = bg["uncached"], ox_["uncached"]
+            errors = u.get("errors", 0) + v.get("errors", 0)
+            lines.append(
+                f"| {size['pages']} | {name} | {u['requests']}"
+                + (f" ({errors} errors)" if errors else "")
+                + " "
+                f"| {f(u['p50_ms'])} / {f(u['p95_ms'])} / {f(u['p99_ms'])} "
+                f"| {f(v['p50_ms'])} / {f(v['p95_ms'])} / {f(v['p99_ms'])} "
+                f"| **{f(row['ratio_p50_uncached'])}×** "
+                f"| {f(bg['cached']['p50_ms'])} / {f(ox_['cached']['p50_ms'])} "
+                f"| {f(row['ratio_p50_cached'])}× | {qps(bg['throughput_qps'])} "
+                f"| {qps(ox_['throughput_qps'])} | {ratio(row['ratio_throughput'])} "
+                f"| {'yes' if row['same_rows'] else 'NO'} |"
+            )
+    peers = [(s["pages"], n, r) for s in data["sizes"] for n, r in s["queries"].items()]
+    peers = [(p, n, r) for p, n, r in peers if "rdflib" in r]
+    lines += [
+        "",
+        "### The rdflib in-memory endpoint",
+        "",
+    ]
+    if peers:
+        lines += [
+            "`python -m bench.rdflib_endpoint`: the same quads (`benchgraph export --format "
+            "nquads`) loaded into an `rdflib.Dataset` whose default graph is the union of the "
+            "named graphs, answering the same SPARQL over HTTP (waitress, as benchgraph), the "
+            "parameter inlined as `VALUES` as for oxigraph; nothing is cached. One client, "
+            "uncached, fewer requests (rdflib is slow); a request still running after the time "
+            "limit ends the series (`n + 1 timed out`: n answered, then one timed out), the "
+            "endpoint is restarted, and the ratio is then a lower bound (`≥`: the median with "
+            "the timed-out request counted at the limit). Ratio: rdflib p50 / benchgraph "
+            "uncached p50 (higher is better for benchgraph).",
+            "",
+            "| pages | query | n | rdflib p50 / p95 ms | benchgraph p50 ms | rdflib / benchgraph "
+            "| rdflib load s | same rows |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for pages, name, row in peers:
+            r = row["rdflib"]
+            u = r["uncached"]
+            bound = "≥ " if r["timed_out"] else ""
+            p50 = (
+                f"≥ {f(r['timeout_s'] * 1000, 0)}"
+                if r["timed_out"] and not u["requests"]
+                else (f"{f(u['p50_ms'])} / {f(u['p95_ms'])}")
+            )
+            same = "n/a" if r["same_rows"] is None else ("yes" if r["same_rows"] else "NO")
+            lines.append(
+                f"| {pages} | {name} | {u['requests']}"
+                + (" + 1 timed out" if r["timed_out"] else "")
+                + f" | {p50} | {f(row['benchgraph']['uncached']['p50_ms'])} "
+                f"| **{bound}{f(row['ratio_rdflib_over_benchgraph'], 1)}×** "
+                f"| {f(r.get('load_s', math.nan), 1)} | {same} |"
+            )
+    else:
+        lines.append("Not measured in this run.")
+    lines += ["", "## 3. Validation: page by page vs whole-graph pyshacl", ""]
+    validations = data.get("validations") or (
+        [data["validation"]] if data.get("validation") else []
+    )
+    if validations:
+        lines += [
+            "`benchgraph validate --no-save` as a process (every page with pyshacl, then the "
+            "cross-page SPARQL checks) against one `pyshacl.validate` (same shapes, "
+            "`inference='none'`, `inplace=True`) over the union of the page graphs loaded into "
+            "one rdflib graph; the rdflib load is timed apart and not counted.",
+            "",
+            "Findings are compared as distinct (severity, focus node, shape) triples; the "
+            "cross-page checks, which only `validate` runs, are counted apart.",
+            "",
+            "| pages | runs | validate s | ms/page | pyshacl s | pyshacl/validate | rdflib load s "
+            "| findings validate | findings pyshacl | cross-page | common | only validate "
+            "| only pyshacl | same findings |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for v in validations:
+            per_page = v["validate_s"]["median"] / v["pages"] * 1000
+            lines.append(
+                f"| {v['pages']} | {v['runs']} | {mmm(v['validate_s'])} | {f(per_page, 1)} "
+                f"| {mmm(v['pyshacl_s'])} | **{f(v['ratio_pyshacl_over_validate'], 1)}×** "
+                f"| {mmm(v['pyshacl_load_s'])} "
+                f"| {_counts(v['findings_validate'])} | {_counts(v['findings_pyshacl'])} "
+                f"| {v['cross_page_findings']} | {v['common']} | {v['only_validate']} "
+                f"| {v['only_pyshacl']} | {'yes' if v['same_findings'] else 'no'} |"
+            )
+    lines += ["", "## Targets", "", *data.get("verdicts", ["(see the tables)"]), ""]
+    return "\n".join(lines)
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{v} {k}" for k, v in counts.items()) or "none"
+
+
+def write(out: Path, data: dict[str, Any]) -> None:
+    """Write the report so far (after each size, so a long run leaves what it measured)."""
+    data["verdicts"] = verdicts(data)
+    kept = ""  # the hand-written discussion of an earlier report stays, after the numbers
+    if out.exists():
+        previous = out.read_text(encoding="utf-8")
+        if DISCUSSION in previous:
+            kept = "\n" + previous[previous.index(DISCUSSION) :]
+    out.write_text(markdown(data) + kept, encoding="utf-8")
+    out.with_suffix(".json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+def verdicts(data: dict[str, Any]) -> list[str]:
+    """One line per target and size, from the numbers (the prose in BENCHMARKS.md explains
+    them)."""
+    lines = []
+    sizes = data["sizes"]
+    for size in sizes:
+        r = size["ingest"]["ratio_ingest_over_floor"]
+        lines.append(
+            f"- ingest within 3× of the bulk-load floor at {size['pages']} pages: "
+            f"{'met' if r <= 3 else 'missed'} ({f(r, 1)}×)"
+        )
+    if len(sizes) > 1:
+        low, high = sizes[0]["ingest"], sizes[-1]["ingest"]
+        growth = high["peak_rss_mb"]["median"] / low["peak_rss_mb"]["median"]
+        scale = high["pages"] / low["pages"]
+        lines.append(
+            f"- ingest memory bounded (peak RSS grows far less than the pages, ×{f(scale, 0)}): "
+            f"{'met' if growth <= 1.5 else 'missed'} ({f(low['peak_rss_mb']['median'], 0)} MB at "
+            f"{low['pages']} pages, {f(high['peak_rss_mb']['median'], 0)} MB at {high['pages']}, "
+            f"×{f(growth)})"
+        )
+    with_queries = [s for s in sizes if s["queries"]]
+    for size in with_queries:
+        named = [n for n in size["queries"] if n in PARAM]
+        worst = max(named, key=lambda n: size["queries"][n]["ratio_p50_uncached"])
+        ratio = size["queries"][worst]["ratio_p50_uncached"]
+        lines.append(
+            f"- named-query p50 (uncached) within 1.2× of oxigraph serve at {size['pages']} "
+            f"pages: {'met' if ratio <= 1.2 else 'missed'} (worst {f(ratio)}×, {worst})"
+        )
+    for size in with_queries:
+        rows = [(n, r) for n, r in size["queries"].items() if "rdflib" in r]
+        if not rows:
+            continue
+        name, row = min(rows, key=lambda nr: nr[1]["ratio_rdflib_over_benchgraph"])
+        ratio = row["ratio_rdflib_over_benchgraph"]
+        bound = "≥ " if row["rdflib"]["timed_out"] else ""
+        lines.append(
+            f"- named-query p50 ≥ 30× faster than the rdflib in-memory endpoint at "
+            f"{size['pages']} pages: {'met' if ratio >= 30 else 'missed'} (least "
+            f"{bound}{f(ratio, 1)}×, {name})"
+        )
+    for size in with_queries:
+        if "audit-self-reported" not in size["queries"]:
+            continue
+        audit = size["queries"]["audit-self-reported"]["benchgraph"]
+        p50, cached = audit["uncached"]["p50_ms"], audit["cached"]["p50_ms"]
+        lines.append(
+            f"- audit aggregate under 100 ms at {size['pages']} pages: uncached "
+            f"{'met' if p50 < 100 else 'missed'} ({f(p50)} ms), cached per store generation "
+            f"{'met' if cached < 100 else 'missed'} ({f(cached)} ms)"
+        )
+    validations = data.get("validations") or (
+        [data["validation"]] if data.get("validation") else []
+    )
+    for v in validations:
+        r = v["ratio_pyshacl_over_validate"]
+        lines.append(
+            f"- validate ≥ 5× faster than whole-graph pyshacl, same findings, at {v['pages']} "
+            f"pages: {'met' if r >= 5 and v['same_findings'] else 'missed'} ({f(r, 1)}×, "
+            f"{'same' if v['same_findings'] else 'different'} findings)"
+        )
+    if len(validations) > 1:
+        low, high = validations[0], validations[-1]
+        per_page = [v["validate_s"]["median"] / v["pages"] for v in (low, high)]
+        growth = per_page[1] / per_page[0]
+        lines.append(
+            f"- validate linear in pages: {'met' if growth <= 1.25 else 'missed'} (time per "
+            f"page ×{f(growth)} from {low['pages']} to {high['pages']} pages)"
+        )
+    return lines

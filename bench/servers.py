@@ -1,0 +1,182 @@
+"""The servers the benchmark asks, and how it asks them: ``benchgraph serve``, ``oxigraph
+serve-read-only --union-default-graph`` and an rdflib in-memory endpoint
+(:mod:`bench.rdflib_endpoint`), each a process of its own, asked over HTTP for SPARQL JSON."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+JSON_RESULTS = "application/sparql-results+json"
+FORM = "application/x-www-form-urlencoded"
+PARAM = {
+    "methods-introduced-by-paper": "paper",
+    "methods-reported-by-paper": "paper",
+    "results-reported-by-paper": "paper",
+    "leaderboard": "benchmark",
+}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_up(url: str, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5):
+                return
+        except urllib.error.HTTPError:
+            return
+        except (urllib.error.URLError, ConnectionError):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+class Server:
+    """A server process, stopped (SIGTERM, by its own pid) on exit."""
+
+    def __init__(self, command: list[str]) -> None:
+        self.process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=REPO
+        )
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def start_benchgraph(store: Path) -> tuple[Server, str]:
+    server = Server([str(BIN / "benchgraph"), "serve", "--store", str(store), "--port", "0"])
+    assert server.process.stdout is not None
+    line = server.process.stdout.readline()
+    found = re.search(r"serving at (\S+)", line)
+    if not found:
+        server.stop()
+        raise RuntimeError(f"benchgraph serve did not start: {line!r}")
+    url = found.group(1)
+    wait_up(url + "queries")
+    return server, url
+
+
+def start_rdflib(nquads: Path, seconds: float = 1800) -> tuple[Server, str]:
+    """The rdflib in-memory endpoint over the quads of ``nquads``, once it has loaded them."""
+    port = free_port()
+    server = Server(
+        [sys.executable, "-m", "bench.rdflib_endpoint", "--data", str(nquads), "--port", str(port)]
+    )
+    url = f"http://127.0.0.1:{port}/"
+    wait_up(url + "query?query=" + urllib.parse.quote("ASK {}"), seconds)
+    return server, url
+
+
+def start_oxigraph(store: Path) -> tuple[Server, str]:
+    port = free_port()
+    server = Server(
+        [
+            str(BIN / "oxigraph"),
+            "serve-read-only",
+            "--location",
+            str(store),
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--union-default-graph",
+        ]
+    )
+    url = f"http://127.0.0.1:{port}/"
+    wait_up(url + "query?query=" + urllib.parse.quote("ASK {}"))
+    return server, url
+
+
+def get(
+    url: str, data: bytes | None = None, content_type: str | None = None, timeout: float = 300
+) -> int:
+    """One request; return the number of result rows (raise on an error status, TimeoutError
+    after ``timeout`` seconds)."""
+    headers = {"Accept": JSON_RESULTS}
+    if content_type:
+        headers["Content-Type"] = content_type
+    request = urllib.request.Request(url, data=data, headers=headers)
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        body = json.loads(response.read())
+    return len(body["results"]["bindings"])
+
+
+def inline(text: str, name: str, iri: str) -> str:
+    """The query text with ``VALUES ?name { <iri> }`` at the start of the innermost group
+    around each use of ``?name`` in a pattern or filter: the peer has no substitutions, and
+    this binds the parameter wherever the embedded store substitutes it."""
+    body = re.sub(r"(?m)^\s*#.*$", "", text)
+    points = set()
+    for use in re.finditer(rf"\?{name}\b", body):
+        line_start = body.rfind("\n", 0, use.start()) + 1
+        before = body[line_start : use.start()].upper().lstrip()
+        if ("SELECT" in before and "WHERE" not in before) or before.startswith(
+            ("(", "GROUP BY", "ORDER BY")
+        ):
+            continue
+        depth, at = 0, use.start()
+        while at > 0:
+            at -= 1
+            if body[at] == "}":
+                depth += 1
+            elif body[at] == "{":
+                if depth == 0:
+                    break
+                depth -= 1
+        points.add(at + 1)
+    for at in sorted(points, reverse=True):
+        body = body[:at] + f" VALUES ?{name} {{ <{iri}> }} " + body[at:]
+    return body
+
+
+class Target:
+    """How one server (``kind``: benchgraph, oxigraph or rdflib) is asked one query with one
+    parameter value; a request gives up after ``timeout`` seconds."""
+
+    def __init__(self, kind: str, base: str, name: str, text: str, timeout: float = 300) -> None:
+        self.kind, self.base, self.name, self.text = kind, base, name, text
+        self.timeout = timeout
+
+    def request(self, value: str | None, cached: bool, n: int) -> Callable[[], int]:
+        param = PARAM.get(self.name)
+        if self.kind == "benchgraph":
+            if param is None and not cached:
+                # A query without parameters: the endpoint, which caches nothing, with the
+                # same text made distinct by a comment.
+                data = urllib.parse.urlencode({"query": f"{self.text}\n# {n}"}).encode()
+                return lambda: get(self.base + "sparql", data, FORM, self.timeout)
+            query = urllib.parse.urlencode({param: value} if param and value else {})
+            url = f"{self.base}queries/{self.name}" + (f"?{query}" if query else "")
+            return lambda: get(url, timeout=self.timeout)
+        # The peers have no substitutions: the parameter is inlined as VALUES.
+        text = inline(self.text, param, value) if param and value else self.text
+        data = urllib.parse.urlencode({"query": text}).encode()
+        return lambda: get(self.base + "query", data, FORM, self.timeout)
+
+
+def timed(call: Callable[[], int]) -> tuple[float, int]:
+    start = time.perf_counter()
+    rows = call()
+    return time.perf_counter() - start, rows
