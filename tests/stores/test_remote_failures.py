@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
-from oxiserver import FaultProxy, OxigraphServer, free_port
+from oxiserver import OXIGRAPH, FaultProxy, OxigraphServer, free_port, update, wait_for
 from support import EXAMPLES, REPO, SEEDS, run_cli
 
 from benchgraph import vocab as V
@@ -55,7 +55,7 @@ def through(proxy: FaultProxy, **settings: object) -> RemoteStore:
 def test_a_server_that_is_down_is_named_in_a_clear_error(tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{free_port()}/query"
     with pytest.raises(StoreError, match=re.escape(f"cannot reach {url}")) as caught:
-        RemoteStore(Endpoints.of(url), retries=1).backoff = 0
+        RemoteStore(Endpoints.of(url), retries=1)
     assert "after 2 attempts" in str(caught.value)
     done = run_cli("ingest", str(LAION), "--store", url)
     assert done.returncode == 2
@@ -128,7 +128,7 @@ def test_a_server_without_the_union_default_graph_is_refused(tmp_path: Path) -> 
     server = OxigraphServer(tmp_path / "plain")
     server.process = subprocess.Popen(
         [
-            *_oxigraph(),
+            OXIGRAPH,
             "serve",
             "--location",
             str(server.folder),
@@ -139,20 +139,12 @@ def test_a_server_without_the_union_default_graph_is_refused(tmp_path: Path) -> 
         stderr=subprocess.DEVNULL,
     )
     try:
-        from oxiserver import update, wait_for
-
         wait_for(server.url)
         update(server.base, "INSERT DATA { GRAPH <urn:g> { <urn:s> <urn:p> <urn:o> } }")
         with pytest.raises(StoreError, match="--union-default-graph"):
             RemoteStore(Endpoints.of(server.url))
     finally:
         server.kill()
-
-
-def _oxigraph() -> list[str]:
-    from oxiserver import OXIGRAPH
-
-    return [OXIGRAPH]
 
 
 def run_cli_env(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
