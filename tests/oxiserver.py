@@ -44,8 +44,11 @@ class OxigraphServer:
     """``oxigraph serve`` on a loopback port, its data in ``folder`` (kept across restarts),
     with the union of the named graphs as its default graph."""
 
-    def __init__(self, folder: Path, port: int | None = None) -> None:
+    def __init__(
+        self, folder: Path, port: int | None = None, options: tuple[str, ...] | None = None
+    ) -> None:
         self.folder = folder
+        self.options = ("--union-default-graph",) if options is None else options
         self.port = port or free_port()
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -67,7 +70,7 @@ class OxigraphServer:
                 str(self.folder),
                 "--bind",
                 f"127.0.0.1:{self.port}",
-                "--union-default-graph",
+                *self.options,
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import time
 import urllib.error
 import urllib.parse
@@ -14,7 +13,7 @@ from typing import Any
 
 import pytest
 from live import Live
-from oxiserver import OXIGRAPH, OxigraphServer, wait_for
+from oxiserver import OxigraphServer
 from SPARQLWrapper import JSON, SPARQLWrapper
 from support import EXAMPLES, SEEDS
 
@@ -125,23 +124,8 @@ def test_an_ingest_while_serving_is_seen_by_the_proxy(remote: Any, tmp_path: Pat
 
 
 def test_a_slow_remote_query_is_504_and_a_dead_server_502(tmp_path: Path) -> None:
-    server = OxigraphServer(tmp_path / "data")
-    server.process = subprocess.Popen(
-        [
-            OXIGRAPH,
-            "serve",
-            "--location",
-            str(server.folder),
-            "--bind",
-            f"127.0.0.1:{server.port}",
-            "--union-default-graph",
-            "--timeout-s",
-            "4",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    wait_for(server.url)
+    options = ("--union-default-graph", "--timeout-s", "4")
+    server = OxigraphServer(tmp_path / "data", options=options).start()
     store = RemoteStore.from_settings(server.url)
     for path in sorted(EXAMPLES.iterdir()):
         assert ingest_file(store, path).status == "loaded"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
-from oxiserver import OXIGRAPH, FaultProxy, OxigraphServer, free_port, update, wait_for
+from oxiserver import FaultProxy, OxigraphServer, free_port, update
 from support import EXAMPLES, REPO, SEEDS, run_cli
 
 from benchgraph import vocab as V
@@ -125,21 +125,8 @@ def test_a_5xx_in_the_middle_of_a_staged_page_keeps_the_old_version(
 
 
 def test_a_server_without_the_union_default_graph_is_refused(tmp_path: Path) -> None:
-    server = OxigraphServer(tmp_path / "plain")
-    server.process = subprocess.Popen(
-        [
-            OXIGRAPH,
-            "serve",
-            "--location",
-            str(server.folder),
-            "--bind",
-            f"127.0.0.1:{server.port}",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    server = OxigraphServer(tmp_path / "plain", options=()).start()
     try:
-        wait_for(server.url)
         update(server.base, "INSERT DATA { GRAPH <urn:g> { <urn:s> <urn:p> <urn:o> } }")
         with pytest.raises(StoreError, match="--union-default-graph"):
             RemoteStore(Endpoints.of(server.url))
