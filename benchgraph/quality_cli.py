@@ -32,6 +32,13 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     validate.add_argument(
         "--no-save", action="store_true", help="do not replace the stored validation reports"
     )
+    validate.add_argument(
+        "--engine",
+        choices=validation.ENGINES,
+        default="auto",
+        help="auto (default): the shapes compiled to Python checks, which give pyshacl's report, "
+        "with pyshacl for what they do not cover; pyshacl: pyshacl for every page",
+    )
     store_option(validate)
     validate.set_defaults(handler=run_validate)
 
@@ -79,7 +86,9 @@ def _date(text: str) -> date:
 def run_validate(args: argparse.Namespace) -> int:
     with open_store(settings.get("store", args.store)) as store:
         try:
-            conforms, report = validation.validate_store(store, save=not args.no_save)
+            conforms, report = validation.validate_store(
+                store, save=not args.no_save, engine=args.engine
+            )
         except validation.ShapesError as error:
             sys.stderr.write(f"benchgraph: error: {error}\n")
             return EXIT_ERROR

@@ -2,12 +2,13 @@
 and validation reports as data.
 
 Validation is a result, not an exception: ``(conforms, report)``; a page conforms when no
-finding has severity ``sh:Violation``. pyshacl only ever sees one page's graph in memory (tens of
-milliseconds for a page of thirty results, about a quarter of a second for the 273 results of the
-Radar seed page), so re-validating a store grows linearly with its pages. It never runs over the
-store itself: what no single page can show is checked by the ``queries/check-*.rq`` queries, each
-paired with a shape of the same name (``bgsh:check-metric-units``) that gives its severity and
-message.
+finding has severity ``sh:Violation``. Validation only ever sees one page's graph in memory, so
+re-validating a store grows linearly with its pages. The shapes compiled to Python checks
+(:mod:`benchgraph.shacl`) validate a page in a few milliseconds with pyshacl's exact report;
+pyshacl itself (tens of milliseconds for a page of thirty results) validates the pages and shapes
+they do not cover, and every page with ``engine="pyshacl"``. Neither runs over the store itself:
+what no single page can show is checked by the ``queries/check-*.rq`` queries, each paired with a
+shape of the same name (``bgsh:check-metric-units``) that gives its severity and message.
 
 The report of each page is kept in the store, in a named graph of its own beside the page's
 graph (see :func:`report_graph`), as a ``sh:ValidationReport`` whose ``dcterms:subject`` is the
@@ -17,26 +18,26 @@ page's ``bg:SourceDocument``.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
 
 import pyoxigraph as ox
-import pyshacl
 import rdflib
 from rdflib import RDF, BNode, URIRef
 from rdflib.collection import Collection
-from rdflib.plugins.sparql import prepareQuery
-from rdflib.plugins.sparql.sparql import Query
 from rdflib.term import Node
 
-from benchgraph import queries, resources, terms
+from benchgraph import queries, resources, shacl, terms
 from benchgraph import vocab as V
 from benchgraph.store import Store
+
+if TYPE_CHECKING:
+    from rdflib.plugins.sparql.sparql import Query
 
 SH = rdflib.Namespace("http://www.w3.org/ns/shacl#")
 BGSH = "https://w3id.org/benchgraph/shapes#"
@@ -155,20 +156,89 @@ def path_text(graph: rdflib.Graph, path: Node | None) -> str | None:
     return compact(path)
 
 
-def _describe_focus(data: rdflib.Graph, focus: Node) -> tuple[str, str]:
-    kinds = [_KINDS[str(t)] for t in data.objects(focus, RDF.type) if str(t) in _KINDS]
-    names = sorted(str(n) for n in data.objects(focus, URIRef(V.identifier)))
-    names = names or sorted(str(n) for n in data.objects(focus, URIRef(V.label)))
-    return (kinds[0] if kinds else "node"), (names[0] if names else str(focus))
+def _path_text(
+    triples: Mapping[ox.BlankNode | ox.NamedNode, dict[str, list[Any]]], path: Any
+) -> str | None:
+    """A SHACL path of a report as text: ``bg:unit``, or ``bg:metric/bg:unit`` for a sequence."""
+    if path is None:
+        return None
+    if isinstance(path, ox.NamedNode):
+        return compact(path.value)
+    steps = []
+    while isinstance(path, ox.BlankNode) and path in triples:
+        first = triples[path].get(str(RDF.first))
+        if not first:
+            break
+        steps.append(compact(first[0].value))
+        path = triples[path].get(str(RDF.rest), [None])[0]
+    return "/".join(steps) if steps else None
+
+
+Describe = Callable[[ox.NamedNode | ox.BlankNode | ox.Literal], tuple[str, str]]
+
+
+def findings_of(report: Iterable[ox.Triple], page: str, describe: Describe) -> tuple[Finding, ...]:
+    """The findings of a SHACL report given as triples, sorted; ``describe`` gives a focus
+    node's kind and name."""
+    by_subject: dict[Any, dict[str, list[Any]]] = {}
+    for t in report:
+        by_subject.setdefault(t.subject, {}).setdefault(t.predicate.value, []).append(t.object)
+    findings = [
+        _finding(props, by_subject, page, describe)
+        for props in by_subject.values()
+        if _RESULT in (o.value for o in props.get(str(RDF.type), []))
+    ]
+    findings.sort(
+        key=lambda f: (
+            SEVERITIES.index(f.severity),
+            f.kind,
+            f.name,
+            f.shape,
+            f.focus,
+            f.path or "",
+            f.value or "",
+        )
+    )
+    return tuple(findings)
+
+
+def _finding(
+    props: dict[str, list[Any]],
+    by_subject: Mapping[Any, dict[str, list[Any]]],
+    page: str,
+    describe: Describe,
+) -> Finding:
+    def one(name: str) -> Any:
+        values = props.get(str(SH) + name)
+        return values[0] if values else None
+
+    focus, value, message = one("focusNode"), one("value"), one("resultMessage")
+    kind, name = describe(focus) if focus is not None else ("node", "")
+    return Finding(
+        severity=one("resultSeverity").value.removeprefix(str(SH)),
+        shape=one("sourceShape").value,
+        message="" if message is None else message.value,
+        focus="" if focus is None else focus.value,
+        kind=kind,
+        name=name,
+        page=page,
+        path=_path_text(by_subject, one("resultPath")),
+        value=None if value is None else value.value,
+    )
+
+
+_RESULT = str(SH.ValidationResult)
 
 
 @dataclass(frozen=True)
 class Report:
-    """The validation report of one page: its findings and the SHACL report graph."""
+    """The validation report of one page: its findings and the SHACL report as triples (a
+    blank ``sh:ValidationReport`` node and its results)."""
 
     page: str
     findings: tuple[Finding, ...]
-    graph: rdflib.Graph = field(compare=False, repr=False)
+    report: tuple[ox.Triple, ...] = field(compare=False, repr=False)
+    engine: str = field(default="pyshacl", compare=False)
 
     @property
     def conforms(self) -> bool:
@@ -190,22 +260,30 @@ class Report:
     def triples(self, iri: str, subject: str | None, when: str) -> list[ox.Triple]:
         """The report as triples to store: the report node is ``iri``, about ``subject`` (the
         page's source document), made at ``when`` (an xsd:dateTime lexical form)."""
-        report = URIRef(iri)
-        nodes = set(self.graph.subjects(RDF.type, SH.ValidationReport))
-        kept: dict[tuple[Node, Node, Node], None] = {}
-        for s, p, o in self.graph:
-            if p != SH.conforms:
-                kept[(report if s in nodes else s, p, o)] = None
-        kept[(report, RDF.type, SH.ValidationReport)] = None
-        kept[(report, SH.conforms, rdflib.Literal(self.conforms))] = None
-        kept[(report, URIRef(V.generatedAtTime), rdflib.Literal(when, datatype=_dt()))] = None
+        node = ox.NamedNode(iri)
+        nodes = {t.subject for t in self.report if t.object == _REPORT_CLASS}
+        kept: dict[ox.Triple, None] = {}
+        for t in self.report:
+            if t.predicate != _CONFORMS:
+                s = node if t.subject in nodes else t.subject
+                kept[ox.Triple(s, t.predicate, t.object)] = None
+        kept[ox.Triple(node, _TYPE, _REPORT_CLASS)] = None
+        conforms = ox.Literal("true" if self.conforms else "false", datatype=_BOOLEAN)
+        kept[ox.Triple(node, _CONFORMS, conforms)] = None
+        kept[ox.Triple(node, ox.NamedNode(V.generatedAtTime), ox.Literal(when, datatype=_DT))] = (
+            None
+        )
         if subject is not None:
-            kept[(report, URIRef(V.DCTERMS + "subject"), URIRef(subject))] = None
-        return terms.to_oxigraph_triples(kept)
+            kept[ox.Triple(node, ox.NamedNode(V.DCTERMS + "subject"), ox.NamedNode(subject))] = None
+        return list(kept)
 
 
-def _dt() -> URIRef:
-    return URIRef(V.XSD + "dateTime")
+_TYPE = ox.NamedNode(str(RDF.type))
+_SH_RESULT = ox.NamedNode(str(SH.result))
+_REPORT_CLASS = ox.NamedNode(str(SH.ValidationReport))
+_CONFORMS = ox.NamedNode(str(SH.conforms))
+_BOOLEAN = ox.NamedNode(V.XSD + "boolean")
+_DT = ox.NamedNode(V.XSD + "dateTime")
 
 
 def now() -> str:
@@ -213,13 +291,40 @@ def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def _describe_in(data: rdflib.Graph) -> Describe:
+    def describe(focus: ox.NamedNode | ox.BlankNode | ox.Literal) -> tuple[str, str]:
+        node = terms.to_rdflib(focus)
+        kinds = [_KINDS[str(t)] for t in data.objects(node, RDF.type) if str(t) in _KINDS]
+        names = sorted(str(n) for n in data.objects(node, URIRef(V.identifier)))
+        names = names or sorted(str(n) for n in data.objects(node, URIRef(V.label)))
+        return (kinds[0] if kinds else "node"), (names[0] if names else focus.value)
+
+    return describe
+
+
+def _describe_page(page: shacl.Page) -> Describe:
+    identifier, label = ox.NamedNode(V.identifier), ox.NamedNode(V.label)
+
+    def describe(focus: ox.NamedNode | ox.BlankNode | ox.Literal) -> tuple[str, str]:
+        props = page.out.get(focus, {})
+        types = props.get(_TYPE, {})
+        kinds = [_KINDS[t.value] for t in types if t.value in _KINDS]
+        names = sorted(n.value for n in props.get(identifier, {}))
+        names = names or sorted(n.value for n in props.get(label, {}))
+        return (kinds[0] if kinds else "node"), (names[0] if names else focus.value)
+
+    return describe
+
+
 def validate_graph(
     data: rdflib.Graph, page: str, shapes: rdflib.Graph | None = None
 ) -> tuple[bool, Report]:
-    """Validate one page's graph; return ``(conforms, report)``.
+    """Validate one page's graph with pyshacl; return ``(conforms, report)``.
 
     ``page`` names the page in findings. Raises ShapesError when the shapes cannot be used.
     """
+    import pyshacl  # only here: the compiled shapes validate most pages without it
+
     shapes = shapes if shapes is not None else shapes_graph()
     try:
         _, graph, _ = pyshacl.validate(
@@ -229,27 +334,31 @@ def validate_graph(
         raise ShapesError(f"the shapes cannot be applied: {error.message}") from None
     if not isinstance(graph, rdflib.Graph):  # pyshacl returns a ValidationFailure as the graph
         raise ShapesError(f"the shapes cannot be applied: {graph}")
-    findings = []
-    for result in graph.subjects(RDF.type, SH.ValidationResult):
-        focus = graph.value(result, SH.focusNode)
-        kind, name = _describe_focus(data, focus) if focus is not None else ("node", "")
-        value = graph.value(result, SH.value)
-        findings.append(
-            Finding(
-                severity=str(graph.value(result, SH.resultSeverity)).removeprefix(str(SH)),
-                shape=str(graph.value(result, SH.sourceShape)),
-                message=str(graph.value(result, SH.resultMessage) or ""),
-                focus=str(focus),
-                kind=kind,
-                name=name,
-                page=page,
-                path=path_text(graph, graph.value(result, SH.resultPath)),
-                value=None if value is None else str(value),
-            )
-        )
-    findings.sort(key=lambda f: (SEVERITIES.index(f.severity), f.kind, f.name, f.shape))
-    report = Report(page, tuple(findings), graph)
+    triples = tuple(terms.to_oxigraph_triples(graph))
+    report = Report(page, findings_of(triples, page, _describe_in(data)), triples)
     return report.conforms, report
+
+
+def compiled(shapes: rdflib.Graph) -> shacl.CompiledShapes | None:
+    """``shapes`` compiled, or None when they use what is not compiled. A graph is compiled
+    once, as it is then (:func:`shapes_graph` gives a new graph when a file changes)."""
+    key = id(shapes)
+    found = _compiled_cache.get(key)
+    if found is None or found[0] is not shapes:
+        try:
+            found = (shapes, shacl.compile_shapes(shapes))
+        except shacl.Unsupported:
+            found = (shapes, None)
+        if len(_compiled_cache) >= 8:
+            _compiled_cache.clear()
+        _compiled_cache[key] = found
+    return found[1]
+
+
+_compiled_cache: dict[int, tuple[rdflib.Graph, shacl.CompiledShapes | None]] = {}
+
+Engine = Literal["auto", "pyshacl"]
+ENGINES: tuple[Engine, ...] = ("auto", "pyshacl")
 
 
 class PageGraph(rdflib.Graph):
@@ -281,6 +390,8 @@ class PageGraph(rdflib.Graph):
 
 @lru_cache(maxsize=64)
 def _prepared(text: str, namespaces: tuple[tuple[str, Any], ...]) -> Query:
+    from rdflib.plugins.sparql import prepareQuery
+
     return prepareQuery(text, initNs=dict(namespaces))
 
 
@@ -291,9 +402,32 @@ def data_graph(triples: Iterable[ox.Triple]) -> PageGraph:
     return graph
 
 
-def validate_triples(triples: Iterable[ox.Triple], page: str) -> tuple[bool, Report]:
-    """Validate the triples of one page (the mapper's output); see :func:`validate_graph`."""
-    return validate_graph(data_graph(triples), page)
+def validate_triples(
+    triples: Iterable[ox.Triple],
+    page: str,
+    shapes: rdflib.Graph | None = None,
+    engine: Engine = "auto",
+) -> tuple[bool, Report]:
+    """Validate the triples of one page (the mapper's output); return ``(conforms, report)``.
+
+    With ``engine="auto"`` the compiled shapes (:mod:`benchgraph.shacl`) validate the page when
+    they can, giving pyshacl's report; pyshacl does otherwise, and always with ``"pyshacl"``.
+    """
+    shapes = shapes if shapes is not None else shapes_graph()
+    triples = triples if isinstance(triples, list) else list(triples)
+    checker = compiled(shapes) if engine == "auto" else None
+    if checker is not None:
+        try:
+            data = shacl.Page(triples)
+            report = tuple(checker.validate(data))
+        except shacl.Unsure:
+            pass
+        else:
+            found = Report(
+                page, findings_of(report, page, _describe_page(data)), report, "compiled"
+            )
+            return found.conforms, found
+    return validate_graph(data_graph(triples), page, shapes)
 
 
 def report_graph(page_graph: str) -> str:
@@ -351,12 +485,13 @@ class StoreReport:
         graph.add((report, RDF.type, SH.ValidationReport))
         graph.add((report, SH.conforms, rdflib.Literal(self.conforms)))
         for page in self.pages:
-            for s, p, o in page.graph:
-                if (s, RDF.type, SH.ValidationReport) in page.graph:
-                    if p == SH.result:
-                        graph.add((report, p, o))
-                else:
+            nodes = {t.subject for t in page.report if t.object == _REPORT_CLASS}
+            for t in page.report:
+                s, p, o = (terms.to_rdflib(x) for x in (t.subject, t.predicate, t.object))
+                if t.subject not in nodes:
                     graph.add((s, p, o))
+                elif t.predicate == _SH_RESULT:
+                    graph.add((report, p, o))
         for f in self.cross_page:
             node = BNode()
             graph.add((report, SH.result, node))
@@ -369,11 +504,14 @@ class StoreReport:
         return graph.serialize(format="turtle")
 
 
-def _page_name(data: rdflib.Graph, graph: str | None) -> tuple[str, str | None]:
+def _page_name(triples: list[ox.Triple], graph: str | None) -> tuple[str, str | None]:
     """The source ID and IRI of the page a graph holds (its graph name if it has no source)."""
-    for source in sorted(data.subjects(RDF.type, URIRef(V.SourceDocument)), key=str):
-        name = data.value(source, URIRef(V.identifier))
-        return (str(name) if name is not None else str(source)), str(source)
+    source_class, identifier = ox.NamedNode(V.SourceDocument), ox.NamedNode(V.identifier)
+    sources = {t.subject for t in triples if t.predicate == _TYPE and t.object == source_class}
+    for source in sorted(sources, key=str):
+        names = [t.object for t in triples if t.subject == source and t.predicate == identifier]
+        iri = str(source.value)  # type: ignore[union-attr]
+        return (min(str(n.value) for n in names) if names else iri), iri  # type: ignore[union-attr]
     return (graph or "default graph"), None
 
 
@@ -414,7 +552,7 @@ def page_graphs(store: Store) -> list[str | None]:
 
 
 def validate_store(
-    store: Store, *, save: bool = True, when: str | None = None
+    store: Store, *, save: bool = True, when: str | None = None, engine: Engine = "auto"
 ) -> tuple[bool, StoreReport]:
     """Re-validate every page of ``store`` against the current shapes, one page at a time, and
     run the cross-page checks. With ``save``, each page's report replaces its stored report
@@ -427,9 +565,9 @@ def validate_store(
     reports = []
     kept = set()
     for graph in page_graphs(store):
-        data = data_graph(store.graph_triples(graph))
-        page, source = _page_name(data, graph)
-        _, report = validate_graph(data, page, shapes)
+        triples = list(store.graph_triples(graph))
+        page, source = _page_name(triples, graph)
+        _, report = validate_triples(triples, page, shapes, engine)
         reports.append(report)
         if save and graph is not None:
             name = report_graph(graph)

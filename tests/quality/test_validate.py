@@ -8,11 +8,12 @@ import shutil
 from pathlib import Path
 
 import pyoxigraph as ox
+import pyshacl
 import pytest
 import rdflib
 from support import REPO, SEEDS, run_cli
 
-from benchgraph import queries, validation
+from benchgraph import queries, shacl, validation
 from benchgraph import vocab as V
 from benchgraph.store import EmbeddedStore
 from ingest.loader import ingest_file
@@ -176,21 +177,35 @@ def test_what_no_single_page_shows_is_found_across_pages(check: str, seeded: Pat
     assert all(f["severity"] == "Warning" for f in page_findings)  # each page alone is fine
 
 
-def test_validation_goes_page_by_page(seeded: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("engine", validation.ENGINES)
+def test_validation_goes_page_by_page(
+    seeded: Path, monkeypatch: pytest.MonkeyPatch, engine: validation.Engine
+) -> None:
+    """Each engine sees one page at a time, that page's triples only."""
     sizes: list[int] = []
-    real = validation.pyshacl.validate
+    if engine == "pyshacl":
+        real = pyshacl.validate
 
-    def spy(data: rdflib.Graph, **options: object) -> object:
-        sizes.append(len(data))
-        return real(data, **options)
+        def spy(data: rdflib.Graph, **options: object) -> object:
+            sizes.append(len(data))
+            return real(data, **options)
 
-    monkeypatch.setattr(validation.pyshacl, "validate", spy)
+        monkeypatch.setattr(pyshacl, "validate", spy)
+    else:
+        real_page = shacl.Page
+
+        def page_spy(triples: list[ox.Triple]) -> shacl.Page:
+            sizes.append(len(triples))
+            return real_page(triples)
+
+        monkeypatch.setattr(shacl, "Page", page_spy)
     with EmbeddedStore(seeded) as store:
         pages = [g for g in store.named_graphs() if g.startswith(validation.PAGE_GRAPHS)]
         expected = sorted(len(list(store.graph_triples(g))) for g in pages)
-        conforms, report = validation.validate_store(store)
+        conforms, report = validation.validate_store(store, engine=engine)
     assert conforms and len(report.pages) == 5
-    assert sorted(sizes) == expected  # one pySHACL run per page, on that page's triples only
+    assert {r.engine for r in report.pages} == {"pyshacl" if engine == "pyshacl" else "compiled"}
+    assert sorted(sizes) == expected
 
 
 def copy_resources(root: Path) -> Path:
