@@ -19,7 +19,7 @@ import pyoxigraph as ox
 from benchgraph import __version__, settings
 from benchgraph.queries import QueryError, find
 from benchgraph.store import StoreError, open_store
-from ingest.loader import Outcome, expand, ingest_file
+from ingest.loader import IngestStopped, Outcome, expand, ingest_files
 
 EXIT_OK, EXIT_REFUSED, EXIT_ERROR = 0, 1, 2
 
@@ -103,46 +103,62 @@ def show_progress(done: int, total: int, name: str) -> None:
 def run_ingest(args: argparse.Namespace) -> int:
     items = list(expand(args.paths))
     files = [i for i in items if isinstance(i, Path)]
-    outcomes: list[Outcome] = [i for i in items if isinstance(i, Outcome)]
     show_bar = sys.stderr.isatty() and not args.quiet and len(files) > 1
-    failure: StoreError | None = None
+    tally = _Tally(args.verbose)
+    for outcome in items:
+        if isinstance(outcome, Outcome):
+            tally.add(outcome)
+    failure: IngestStopped | None = None
     with open_store(settings.get("store", args.store)) as store:
-        for done, path in enumerate(files, start=1):
-            try:
-                outcomes.append(ingest_file(store, path))
-            except StoreError as error:
-                failure = error
-                break
-            if show_bar:
-                show_progress(done, len(files), str(path))
+        try:
+            for done, outcome in enumerate(ingest_files(store, files), start=1):
+                tally.add(outcome)  # pages are not kept: a long ingest stays small
+                if show_bar:
+                    show_progress(done, len(files), outcome.origin)
+        except IngestStopped as stopped:
+            failure = stopped
     if show_bar:
         sys.stderr.write("\n")
-    counts = {s: 0 for s in ("loaded", "unchanged", "refused", "unreadable")}
-    for o in outcomes:
-        counts[o.status] += 1
-        if o.message:
-            sys.stderr.write(f"{o.status}: {o.message}\n")
-        if args.verbose:
-            sys.stderr.writelines(f.text() + "\n" for f in o.findings)
-    results = sum(o.results for o in outcomes if o.status in ("loaded", "unchanged"))
-    warnings = sum(1 for o in outcomes for f in o.findings if f.severity == "Warning")
-    infos = sum(1 for o in outcomes for f in o.findings if f.severity == "Info")
-    hint = " (--verbose lists them)" if (warnings or infos) and not args.verbose else ""
+    sys.stderr.writelines(tally.lines)
+    counts = tally.counts
+    hint = " (--verbose lists them)" if (tally.warnings or tally.infos) and not args.verbose else ""
     print(
         f"{counts['loaded']} loaded, {counts['unchanged']} unchanged, {counts['refused']} refused, "
-        f"{counts['unreadable']} unreadable; {results} results in the loaded pages; "
-        f"{warnings} warnings, {infos} infos{hint}"
+        f"{counts['unreadable']} unreadable; {tally.results} results in the loaded pages; "
+        f"{tally.warnings} warnings, {tally.infos} infos{hint}"
     )
     if failure is not None:
+        after = len(files) - [str(f) for f in files].index(failure.path) - 1
         sys.stderr.write(
-            f"benchgraph: error: {failure}\nstopped at {path}: it and the "
-            f"{len(files) - done} pages after it were not loaded; run the ingest again once "
+            f"benchgraph: error: {failure}\nstopped at {failure.path}: it and the "
+            f"{after} pages after it were not loaded; run the ingest again once "
             "the store works (pages already loaded are skipped)\n"
         )
         return EXIT_ERROR
     if counts["unreadable"]:
         return EXIT_ERROR
     return EXIT_REFUSED if counts["refused"] else EXIT_OK
+
+
+class _Tally:
+    """What an ingest reports: counts, and the lines to print (messages; findings if verbose)."""
+
+    def __init__(self, verbose: bool) -> None:
+        self.verbose = verbose
+        self.counts = {s: 0 for s in ("loaded", "unchanged", "refused", "unreadable")}
+        self.results = self.warnings = self.infos = 0
+        self.lines: list[str] = []
+
+    def add(self, o: Outcome) -> None:
+        self.counts[o.status] += 1
+        if o.message:
+            self.lines.append(f"{o.status}: {o.message}\n")
+        if self.verbose:
+            self.lines.extend(f.text() + "\n" for f in o.findings)
+        if o.status in ("loaded", "unchanged"):
+            self.results += o.results
+        self.warnings += sum(1 for f in o.findings if f.severity == "Warning")
+        self.infos += sum(1 for f in o.findings if f.severity == "Info")
 
 
 def _cell(term: object) -> str:

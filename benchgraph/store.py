@@ -165,6 +165,13 @@ class Store(ABC):
         return sum(self.graph_sizes().values())
 
 
+def _nquads(graph: str, triples: Iterable[ox.Triple]) -> bytes:
+    """``triples`` as N-Quads in ``graph``. N-Triples escapes line breaks inside literals, so
+    every ``" .\\n"`` of its output ends a statement."""
+    text = ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES) or b""
+    return text.replace(b" .\n", f" <{graph}> .\n".encode())
+
+
 class EmbeddedStore(Store):
     """An embedded pyoxigraph store in the folder ``location`` (created if missing)."""
 
@@ -191,10 +198,20 @@ class EmbeddedStore(Store):
         del self._store
 
     def replace_graphs(self, graphs: Mapping[str, Iterable[ox.Triple]]) -> None:
-        update = replacement({g: [statement(t) for t in triples] for g, triples in graphs.items()})
+        """One transaction either way. Graphs that do not exist yet (a first ingest) are loaded
+        as N-Quads: about a third faster than the SPARQL update that replaces existing ones,
+        and without holding Python's lock (an ingest prepares the next pages meanwhile). The
+        load gives blank nodes new identities, as ``INSERT DATA`` does."""
         try:
-            self._store.update(update)
-            self._unflushed += len(update)
+            nodes = {g: ox.NamedNode(g) for g in graphs}
+            if any(self._store.contains_named_graph(n) for n in nodes.values()):
+                update = replacement({g: [statement(t) for t in ts] for g, ts in graphs.items()})
+                self._store.update(update)
+                self._unflushed += len(update)
+            else:
+                data = b"".join(_nquads(g, ts) for g, ts in graphs.items())
+                self._store.load(data, format=ox.RdfFormat.N_QUADS)
+                self._unflushed += len(data)
             if self._unflushed > self.FLUSH_BYTES:
                 self._store.flush()
                 self._unflushed = 0

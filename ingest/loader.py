@@ -9,13 +9,19 @@ ingest time).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import contextlib
+import queue
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+import pyoxigraph as ox
+
 from benchgraph import validation
-from benchgraph.store import Store
+from benchgraph.store import Store, StoreError
 from ingest import iris, radar, sota2
 from ingest.mapper import map_page
 from ingest.records import Page, PageError
@@ -81,14 +87,23 @@ def expand(paths: Iterable[str | Path]) -> Iterator[Path | Outcome]:
             yield Outcome(str(raw), "unreadable", f"{raw}: no such file or folder")
 
 
-def ingest_file(store: Store, path: Path, now: str | None = None) -> Outcome:
-    """Load one file into ``store``: its page, once validated against the shapes, replaces that
-    page's graph and its stored validation report, atomically. A page with a violation is
-    ``refused`` and the store is untouched; the Outcome's message names the file, the focus
-    nodes' source IDs and the shapes' messages.
+@dataclass(frozen=True)
+class Write:
+    """A page ready to be written: its graph and report graph, and the outcome once written."""
 
-    Raises StoreError when the store cannot be read or written (the page then keeps its
-    previous version): that stops a batch, whose other pages would fail alike."""
+    graphs: dict[str, list[ox.Triple]]
+    outcome: Outcome
+
+
+def prepare(
+    store: Store,
+    path: Path,
+    now: str | None = None,
+    settled: Callable[[str], None] = lambda graph: None,
+) -> Outcome | Write:
+    """Read, parse, map and validate one file: the Outcome of a page that is unchanged, refused
+    or unreadable, else the Write that loads it. ``settled(graph)`` is called before the store
+    is asked for the page's current version."""
     origin = str(path)
     try:
         data = path.read_bytes()
@@ -97,6 +112,7 @@ def ingest_file(store: Store, path: Path, now: str | None = None) -> Outcome:
     try:
         page = read_page(data, origin)
         graph, source = iris.graph(page.key), iris.source(page.key)
+        settled(graph)
         if store.source_hash(graph, source) == page.sha256:
             return Outcome(origin, "unchanged", "", len(page.results), graph)
         when = now or validation.now()
@@ -105,11 +121,160 @@ def ingest_file(store: Store, path: Path, now: str | None = None) -> Outcome:
         if not conforms:
             return Outcome(origin, "refused", report.refusal())
         report_graph = validation.report_graph(graph)
-        store.replace_graphs(
-            {graph: triples, report_graph: report.triples(report_graph, source, when)}
-        )
+        graphs = {graph: triples, report_graph: report.triples(report_graph, source, when)}
     except PageError as error:
         return Outcome(origin, "refused", str(error))
     except validation.ShapesError as error:
         return Outcome(origin, "unreadable", f"{origin}: cannot validate: {error}")
-    return Outcome(origin, "loaded", "", len(page.results), graph, report.findings)
+    outcome = Outcome(origin, "loaded", "", len(page.results), graph, report.findings)
+    return Write(graphs, outcome)
+
+
+def ingest_file(store: Store, path: Path, now: str | None = None) -> Outcome:
+    """Load one file into ``store``: its page, once validated against the shapes, replaces that
+    page's graph and its stored validation report, atomically. A page with a violation is
+    ``refused`` and the store is untouched; the Outcome's message names the file, the focus
+    nodes' source IDs and the shapes' messages.
+
+    Raises StoreError when the store cannot be read or written (the page then keeps its
+    previous version): that stops a batch, whose other pages would fail alike."""
+    item = prepare(store, path, now)
+    if isinstance(item, Write):
+        store.replace_graphs(item.graphs)
+        return item.outcome
+    return item
+
+
+class IngestStopped(Exception):
+    """The store failed (``error``, a StoreError) at the file ``path``: the pages before it are
+    written, it and the pages after it are not."""
+
+    def __init__(self, error: StoreError, path: str) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.path = path
+
+
+def ingest_files(
+    store: Store, paths: Iterable[Path], now: str | None = None, depth: int = 4
+) -> Iterator[Outcome]:
+    """Load files in order, as :func:`ingest_file` would one after the other, and yield their
+    outcomes in order, each once its page is in the store.
+
+    Writes run on a thread of their own while the next pages are parsed, mapped and validated
+    (the store writes without holding Python's lock), at most ``depth`` pages ahead. The first
+    failure of the store, reading or writing, stops everything after it: IngestStopped is
+    raised, naming the file."""
+    writer = _Writer(store, depth)
+    writer.start()
+    waiting: deque[tuple[Outcome | Write, int]] = deque()  # with the number of its write
+
+    def settled(graph: str) -> None:
+        if graph in writer.pending:  # its previous version is still to be written
+            writer.drain()
+
+    def ready(block: bool) -> Iterator[Outcome]:
+        while waiting and writer.failure is None:
+            item, number = waiting[0]
+            if isinstance(item, Write) and not writer.written(number, block):
+                return
+            waiting.popleft()
+            yield item.outcome if isinstance(item, Write) else item
+
+    try:
+        for path in paths:
+            if writer.failure is not None:
+                break
+            try:
+                item = prepare(store, path, now, settled)
+            except StoreError as error:  # the store could not be read
+                yield from ready(block=True)  # the pages before it are written first
+                if writer.failure is None:
+                    raise IngestStopped(error, str(path)) from None
+                break
+            waiting.append((item, writer.put(item) if isinstance(item, Write) else 0))
+            yield from ready(block=False)
+        yield from ready(block=True)
+    finally:
+        writer.stop()
+    if writer.failure is not None:
+        failed, cause = writer.failure
+        raise IngestStopped(cause, failed.outcome.origin)
+
+
+class _Writer(threading.Thread):
+    """Writes queued pages in order, one transaction each, and stops at the first failure."""
+
+    def __init__(self, store: Store, depth: int) -> None:
+        super().__init__(name="benchgraph-writer", daemon=True)
+        self.store = store
+        self.queue: queue.Queue[Write] = queue.Queue(maxsize=depth)
+        self.pending: dict[str, int] = {}  # graph: its writes queued or in progress
+        self.failure: tuple[Write, StoreError] | None = None
+        self._queued = 0  # writes numbered 1, 2, ... in order
+        self._done = 0  # the number of the last write done
+        self._changed = threading.Condition()
+        self._stopping = False
+
+    def put(self, item: Write) -> int:
+        """Queue ``item`` (waiting while the queue is full); return its number."""
+        with self._changed:
+            self._queued += 1
+            for graph in item.graphs:
+                self.pending[graph] = self.pending.get(graph, 0) + 1
+        while self.failure is None:
+            try:
+                self.queue.put(item, timeout=0.1)
+                break
+            except queue.Full:
+                continue
+        return self._queued
+
+    def written(self, number: int, block: bool) -> bool:
+        """Whether write ``number`` is done; with ``block``, wait for it or for a failure."""
+        with self._changed:
+            while block and self._done < number and self.failure is None:
+                self._changed.wait()
+            return self._done >= number
+
+    def drain(self) -> None:
+        """Wait until every queued page is written or a write failed."""
+        with self._changed:
+            while self.pending and self.failure is None:
+                self._changed.wait()
+
+    def run(self) -> None:
+        while True:
+            item = self.queue.get()
+            with self._changed:
+                if self._stopping or self.failure is not None:
+                    return
+            try:
+                self.store.replace_graphs(item.graphs)
+            except StoreError as error:
+                with self._changed:
+                    self.failure = (item, error)
+                    self._changed.notify_all()
+                return
+            with self._changed:
+                self._done += 1
+                for graph in item.graphs:
+                    self.pending[graph] -= 1
+                    if not self.pending[graph]:
+                        del self.pending[graph]
+                self._changed.notify_all()
+
+    def stop(self) -> None:
+        """Finish the write in progress, drop the queued ones, and end the thread."""
+        with self._changed:
+            self._stopping = True
+        while self.is_alive():
+            try:  # wake the thread if it waits for work
+                self.queue.put(_STOP, timeout=0.1)
+            except queue.Full:
+                with contextlib.suppress(queue.Empty):
+                    self.queue.get_nowait()
+            self.join(0.1)
+
+
+_STOP = Write({}, Outcome("", "unchanged"))

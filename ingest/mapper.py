@@ -47,14 +47,25 @@ def _when(text: str) -> Literal:
 
 
 class _Graph:
-    """Collects the triples of one page, without duplicates, in insertion order."""
+    """Collects the triples of one page, without duplicates, in insertion order. A page names
+    its benchmark, methods and papers again and again: each IRI becomes a term once, and a
+    triple already added is not built again."""
 
     def __init__(self) -> None:
-        self.triples: dict[Triple, None] = {}
+        self.triples: dict[tuple[str, str, NamedNode | Literal | str], Triple] = {}
+        self._nodes: dict[str, NamedNode] = {}
+
+    def _node(self, value: str) -> NamedNode:
+        found = self._nodes.get(value)
+        if found is None:
+            found = self._nodes[value] = _iri(value)
+        return found
 
     def add(self, s: str, p: str, o: NamedNode | Literal | str) -> None:
-        obj = _iri(o) if isinstance(o, str) else o
-        self.triples[Triple(_iri(s), _iri(p), obj)] = None
+        key = (s, p, o)
+        if key not in self.triples:
+            obj = self._node(o) if isinstance(o, str) else o
+            self.triples[key] = Triple(self._node(s), self._node(p), obj)
 
     def text(self, s: str, p: str, value: str | None) -> None:
         if value is not None and value != "":
@@ -105,7 +116,7 @@ def _map(page: Page, ingested_at: str) -> list[Triple]:
                 page.origin, f"line {agg.line}", f"metric {agg.metric!r} is not declared"
             )
         _map_aggregate(g, page, agg, source, bench, units[agg.metric])
-    return list(g.triples)
+    return list(g.triples.values())
 
 
 def _map_benchmark(g: _Graph, page: Page) -> str:

@@ -1,0 +1,150 @@
+"""Ingesting many files: pages are written on a thread of their own while the next ones are
+prepared. The store ends as it would page by page, outcomes come in file order and only once
+their page is written, a page met twice is written in order, and the first failed write stops
+everything after it."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+import rdflib
+from rdflib.compare import isomorphic
+from support import EXAMPLES
+
+from benchgraph import terms
+from benchgraph.store import EmbeddedStore, StoreError
+from ingest import loader
+
+NOW = "2026-01-01T00:00:00+00:00"
+
+
+def pages(seeds: Path) -> list[Path]:
+    return sorted(seeds.iterdir()) + sorted(EXAMPLES.iterdir())
+
+
+def graphs_of(store: EmbeddedStore) -> dict[str, rdflib.Graph]:
+    return {g: terms.to_graph(store.graph_triples(g)) for g in store.named_graphs()}
+
+
+def test_the_store_ends_as_with_one_page_after_the_other(seeds: Path, tmp_path: Path) -> None:
+    with EmbeddedStore(tmp_path / "one") as one:
+        serial = [loader.ingest_file(one, p, NOW) for p in pages(seeds)]
+        expected = graphs_of(one)
+    with EmbeddedStore(tmp_path / "many") as many:
+        outcomes = list(loader.ingest_files(many, pages(seeds), NOW, depth=2))
+        got = graphs_of(many)
+    assert [(o.origin, o.status, o.graph) for o in outcomes] == [
+        (o.origin, o.status, o.graph) for o in serial
+    ]
+    assert [o.findings for o in outcomes] == [o.findings for o in serial]
+    assert got.keys() == expected.keys()
+    for name, graph in expected.items():
+        assert isomorphic(got[name], graph), name  # reports hold blank nodes
+
+
+def test_each_outcome_comes_once_its_page_is_in_the_store(seeds: Path, store_dir: Path) -> None:
+    with EmbeddedStore(store_dir) as store:
+        for outcome in loader.ingest_files(store, pages(seeds), NOW, depth=3):
+            assert outcome.status == "loaded"
+            assert outcome.graph in store.named_graphs()
+            assert next(store.graph_triples(outcome.graph), None) is not None
+
+
+def test_a_page_met_twice_in_one_batch_is_written_in_order(
+    seeds: Path, tmp_path: Path, store_dir: Path
+) -> None:
+    first = seeds / "001_e5e96d7d59fada78.txt"
+    later = tmp_path / "later.txt"  # the same page, another snapshot
+    later.write_text(first.read_text(encoding="utf-8").replace("2026-", "2027-", 1), "utf-8")
+    again = tmp_path / "again.txt"
+    shutil.copy(later, again)
+    batch = [first, *sorted(EXAMPLES.iterdir()), later, again]
+    with EmbeddedStore(store_dir) as store:
+        outcomes = list(loader.ingest_files(store, batch, NOW, depth=4))
+        statuses = [o.status for o in outcomes]
+        assert statuses == ["loaded"] * (len(batch) - 1) + ["unchanged"]
+        graph = outcomes[0].graph
+        assert graph is not None
+        source = next(t.subject for t in store.graph_triples(graph) if "source" in str(t.subject))
+        assert (
+            store.source_hash(graph, source.value)
+            == loader.read_page(later.read_bytes(), str(later)).sha256
+        )
+
+
+class FailingStore(EmbeddedStore):
+    """A real store whose ``fail_at``-th write fails, as a full disk would."""
+
+    fail_at = 3
+
+    def replace_graphs(self, graphs: Mapping[str, Iterable[ox.Triple]]) -> None:
+        self.writes = getattr(self, "writes", 0) + 1
+        if self.writes == self.fail_at:
+            raise StoreError("cannot write: no space left on device")
+        super().replace_graphs(graphs)
+
+
+def test_the_first_failed_write_stops_the_batch(seeds: Path, store_dir: Path) -> None:
+    files = pages(seeds)
+    before = threading.active_count()
+    with FailingStore(store_dir) as store:
+        seen = []
+        with pytest.raises(loader.IngestStopped) as stopped:
+            for outcome in loader.ingest_files(store, files, NOW, depth=4):
+                seen.append(outcome.origin)
+        assert stopped.value.path == str(files[2])
+        assert "no space left" in str(stopped.value)
+        assert seen == [str(f) for f in files[:2]]
+        written = {g for g in store.named_graphs() if "/graph/" in g}
+        assert len(written) == 2  # nothing after the failed page
+    assert threading.active_count() == before  # the writer has ended
+
+
+def test_blank_nodes_written_apart_are_different_nodes(store_dir: Path) -> None:
+    """As SPARQL ``INSERT DATA`` has it, both for new graphs and for graphs replaced."""
+    b = ox.BlankNode("same")
+    p = ox.NamedNode("https://example.org/p")
+    with EmbeddedStore(store_dir) as store:
+        store.replace_graphs({"urn:g:1": [ox.Triple(b, p, ox.Literal("1"))]})
+        store.replace_graphs({"urn:g:2": [ox.Triple(b, p, ox.Literal("2"))]})
+        store.replace_graphs({"urn:g:2": [ox.Triple(b, p, ox.Literal("3"))]})
+        subjects = {q.subject for q in store.quads()}
+        assert len(subjects) == 2
+        # one write, two graphs: one node
+        store.replace_graphs(
+            {"urn:g:3": [ox.Triple(b, p, ox.Literal("4"))], "urn:g:4": [ox.Triple(b, p, p)]}
+        )
+        new = {q.subject for q in store.quads() if q.graph_name.value in ("urn:g:3", "urn:g:4")}
+        assert len(new) == 1
+
+
+class UnreadableStore(EmbeddedStore):
+    """A real store that cannot be read from its ``fail_at``-th page on, as a remote store gone
+    away would."""
+
+    fail_at = 4
+
+    def source_hash(self, graph: str, source: str) -> str | None:
+        self.reads = getattr(self, "reads", 0) + 1
+        if self.reads >= self.fail_at:
+            raise StoreError("cannot read: connection refused")
+        return super().source_hash(graph, source)
+
+
+def test_a_failed_read_stops_the_batch_after_the_pages_before_it_are_written(
+    seeds: Path, store_dir: Path
+) -> None:
+    files = pages(seeds)
+    with UnreadableStore(store_dir) as store:
+        seen = []
+        with pytest.raises(loader.IngestStopped) as stopped:
+            for outcome in loader.ingest_files(store, files, NOW, depth=4):
+                seen.append(outcome.origin)
+        assert stopped.value.path == str(files[3])
+        assert seen == [str(f) for f in files[:3]]
+        assert len({g for g in store.named_graphs() if "/graph/" in g}) == 3
