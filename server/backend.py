@@ -30,24 +30,36 @@ from server.workers import WorkerPool
 _POSITION = re.compile(r"^error at (\d+):(\d+): ?")
 CACHE_ENTRIES = 256
 CACHE_ENTRY_BYTES = 4 * 1024 * 1024
+PINNED_ENTRIES = 32  # warmed answers kept apart, of one generation
 
 
 class Cache:
-    """A small least-recently-used map of finished answers (thread-safe)."""
+    """A small least-recently-used map of finished answers (thread-safe), beside a map of
+    *pinned* answers that other answers never evict: the named queries warmed for one store
+    generation (see :class:`server.named.Warmer`), at most ``pins`` of them. Keys start with
+    the generation's tag. No answer over ``CACHE_ENTRY_BYTES`` is kept in either."""
 
-    def __init__(self, entries: int) -> None:
+    def __init__(self, entries: int, pins: int = PINNED_ENTRIES) -> None:
         self.entries = entries
+        self.pins = pins
         self._items: OrderedDict[Hashable, Answer] = OrderedDict()
+        self._pinned: dict[Hashable, Answer] = {}
+        self._pinned_generation = ""
         self._lock = threading.Lock()
 
     def get(self, key: Hashable) -> Answer | None:
+        """The answer kept under ``key`` (pinned or not), or None."""
         with self._lock:
+            found = self._pinned.get(key)
+            if found is not None:
+                return found
             found = self._items.get(key)
             if found is not None:
                 self._items.move_to_end(key)
             return found
 
     def put(self, key: Hashable, answer: Answer) -> None:
+        """Keep ``answer`` under ``key``, evicting the least recently used past ``entries``."""
         if len(answer.body) > CACHE_ENTRY_BYTES:
             return
         with self._lock:
@@ -55,6 +67,22 @@ class Cache:
             self._items.move_to_end(key)
             while len(self._items) > self.entries:
                 self._items.popitem(last=False)
+
+    def pin(self, generation: str, key: Hashable, answer: Answer) -> bool:
+        """Keep ``answer`` under ``(generation, key)`` until answers of another generation are
+        pinned (which drops these); return whether it is kept (not when too large, nor past
+        ``pins`` answers of one generation)."""
+        if len(answer.body) > CACHE_ENTRY_BYTES:
+            return False
+        with self._lock:
+            if generation != self._pinned_generation:
+                self._pinned = {}
+                self._pinned_generation = generation
+            full = (generation, key)
+            if full not in self._pinned and len(self._pinned) >= self.pins:
+                return False
+            self._pinned[full] = answer
+            return True
 
 
 class Backend:

@@ -1,13 +1,16 @@
 """The ``benchgraph serve`` command: the web app on waitress, a production WSGI server.
 
-It starts the query workers (failing fast when the store is missing or being written), listens,
-prints the URL, and on SIGTERM or Ctrl-C stops gracefully: no new connections, requests in
-flight answered (for up to the query time limit and some), workers stopped, store released.
+It starts the query workers (failing fast when the store is missing or being written) and the
+warming of the named queries that take no parameter (:class:`server.named.Warmer`, which logs
+at INFO what it warmed), listens, prints the URL, and on SIGTERM or Ctrl-C stops gracefully: no
+new connections, requests in flight answered (for up to the query time limit and some), workers
+stopped, store released.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import signal
 import sys
 import time
@@ -20,6 +23,7 @@ from benchgraph import settings
 from benchgraph.cli import EXIT_ERROR, EXIT_OK, store_option
 from server.app import SETTING_NAMES, create_app
 from server.backend import Backend
+from server.named import Warmer
 
 # Bodies up to this many times the request limit reach the app (and its 413 in the error
 # shape); waitress itself refuses larger ones before reading them.
@@ -35,8 +39,11 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "the named queries at /queries, the OpenAPI document at /openapi.json, the resources at "
         "/id/..., the browsable site at /site, dumps at /dump.*, VoID at /void. The store must "
         "exist (benchgraph ingest); while the server runs it holds the store's lock, so stop it "
-        "before ingesting. Stops gracefully on SIGTERM or Ctrl-C. Exit codes: 0 stopped; 2 a bad "
-        "setting, a store that cannot be opened, or a port that cannot be bound.",
+        "before ingesting. The named queries that take no parameter are answered in the "
+        "background at start (and after each change of a remote store), one at a time within "
+        "the dump time limit, so that their first request is answered from the cache. Stops "
+        "gracefully on SIGTERM or Ctrl-C. Exit codes: 0 stopped; 2 a bad setting, a store that "
+        "cannot be opened, or a port that cannot be bound.",
     )
     store_option(serve)
     for s in settings.SETTINGS:
@@ -109,6 +116,9 @@ def run_serve(args: argparse.Namespace) -> int:
     values = app.config["BENCHGRAPH"]
     backend: Backend = app.extensions["benchgraph"]
     backend.pool.start()  # StoreError: reported by the CLI, exit 2
+    app.logger.setLevel(logging.INFO)  # what was warmed, beside the errors
+    warmer = Warmer(app)
+    warmer.start()
     try:
         return serve(
             app,
@@ -124,5 +134,6 @@ def run_serve(args: argparse.Namespace) -> int:
         )
         return EXIT_ERROR
     finally:
+        warmer.stop()
         backend.pool.close()
         print("benchgraph: stopped", file=sys.stderr, flush=True)

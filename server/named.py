@@ -4,24 +4,34 @@ Every ``queries/*.rq`` file is served under its stem. Query-string parameters ar
 RDF terms by :meth:`benchgraph.queries.NamedQuery.bind` and bound to the query's variables,
 never written into its text; ``format`` is reserved for choosing the answer's format. Answers
 are cached per store generation and carry an ``ETag`` and ``Last-Modified``, so revalidation is
-answered 304 without running anything.
+answered 304 without running anything. The queries that take no parameter are answered ahead of
+their first request by a :class:`Warmer` (``benchgraph serve`` starts one).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import threading
+import time
+from collections.abc import Hashable, Mapping
 
-from flask import Blueprint, Response, jsonify, render_template, request
+from flask import Blueprint, Flask, Response, jsonify, render_template, request
 from werkzeug.http import is_resource_modified
 
 from benchgraph.queries import NamedQuery, QueryError
+from benchgraph.sparqltext import query_form
+from benchgraph.store import StoreError
 from server import media
 from server.answers import respond
-from server.backend import Backend, current
-from server.engine import Job
+from server.backend import CACHE_ENTRY_BYTES, Backend, current
+from server.engine import Job, Term
 from server.errors import ApiError
+from server.workers import PoolError
 
 blueprint = Blueprint("named", __name__)
+# How often the warmer reads the store's generation (a remote store's changes with ingests).
+WARM_POLL_SECONDS = 2.0
 
 
 def entry(named: NamedQuery, base: str) -> dict[str, object]:
@@ -82,6 +92,39 @@ def _find(backend: Backend, name: str) -> NamedQuery:
     return named
 
 
+@functools.cache
+def _form(text: str) -> str | None:
+    return query_form(text)
+
+
+def cache_key(
+    named: NamedQuery,
+    bindings: Mapping[str, Term],
+    results_format: str | None,
+    graph_format: str | None,
+) -> tuple[Hashable, ...]:
+    """The answer-cache key of ``named`` run with ``bindings`` (the store generation aside).
+
+    It holds the format the answer is written in and not the other: a SELECT or ASK answer is
+    written in ``results_format`` whatever ``graph_format`` is, a CONSTRUCT or DESCRIBE answer
+    the other way round. A query of no known form keeps both.
+    """
+    form = _form(named.text)
+    formats: tuple[str | None, ...] = (
+        (results_format,)
+        if form in ("SELECT", "ASK")
+        else (graph_format,)
+        if form in ("CONSTRUCT", "DESCRIBE")
+        else (results_format, graph_format)
+    )
+    return (named.name, tuple(sorted((k, str(v)) for k, v in bindings.items())), *formats)
+
+
+def parameterless(named: NamedQuery) -> bool:
+    """Whether ``named`` can be run with no parameter given (each is optional)."""
+    return not any(p.required for p in named.params)
+
+
 @blueprint.get("/queries/<name>")
 def run(name: str) -> Response:
     """Run a named query with the request's parameters."""
@@ -103,13 +146,9 @@ def run(name: str) -> Response:
     graph_format = graph.key if graph else None
     backend.pool.start()
     generation = backend.pool.generation
-    key = (
-        name,
-        tuple(sorted((k, str(v)) for k, v in bindings.items())),
-        results_format,
-        graph_format,
-    )
-    variant = "html" if page else f"{results_format}/{graph_format}"
+    key = cache_key(named, bindings, results_format, graph_format)
+    # Equal keys give equal bodies: only the HTML page is another representation.
+    variant = "html" if page else "answer"
     digest = hashlib.sha256(repr((key, variant)).encode("utf-8")).hexdigest()[:16]
     etag = f"{generation.tag}-{digest}"
     if not is_resource_modified(request.environ, etag=etag, last_modified=generation.modified):
@@ -132,3 +171,106 @@ def run(name: str) -> Response:
     response.headers["Cache-Control"] = "no-cache"
     response.headers["Vary"] = "Accept"
     return response
+
+
+class Warmer:
+    """Answers the named queries that take no parameter before anyone asks, so that those
+    longer than the query time limit are answered from the cache too.
+
+    For each store generation it sees, one background thread runs them one at a time (so it
+    holds at most one query worker, and does not run with a single worker), each limited to the
+    ``dump_timeout`` setting, in the default formats (SPARQL JSON results, Turtle), and pins
+    each answer in the cache under the key a request looks up. The generation is read every
+    ``WARM_POLL_SECONDS``: an embedded store's stays the same while serving, a remote store's
+    changes with ingests and is warmed once it has stayed the same for one look. A change
+    midway stops the pass; the new generation is warmed next. Failures are logged, not raised.
+    """
+
+    def __init__(self, app: Flask) -> None:
+        self.app = app
+        self.backend: Backend = app.extensions["benchgraph"]
+        self.warmed = ""  # the tag of the generation last warmed through
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="benchgraph-warmer", daemon=True)
+
+    def start(self) -> None:
+        """Start warming in the background, unless the pool has a single query worker."""
+        if self.backend.pool.size < 2:
+            self.app.logger.info(
+                "named queries are not warmed ahead: with one query worker, warming would hold it"
+            )
+            return
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop warming; a query running goes on until the pool is closed."""
+        self._stopping.set()
+
+    def _watch(self) -> None:
+        seen = ""
+        failing = False
+        with self.app.app_context():
+            while not self._stopping.is_set():
+                try:
+                    self.backend.pool.start()  # reads a remote store's generation again
+                    failing = False
+                    tag = self.backend.pool.generation.tag
+                    if tag != self.warmed and (tag == seen or not seen):
+                        self.warm(tag)
+                    seen = tag
+                except (PoolError, StoreError) as error:
+                    if not failing and not self._stopping.is_set():
+                        self.app.logger.warning("named queries cannot be warmed now: %s", error)
+                    failing = True
+                except Exception:  # the thread must go on; the log says what broke
+                    self.app.logger.exception("warming the named queries failed")
+                self._stopping.wait(WARM_POLL_SECONDS)
+
+    def warm(self, tag: str) -> bool:
+        """Answer every parameterless named query for generation ``tag`` and pin the answers.
+
+        Returns False when stopped, or when the store's generation changed meanwhile (the pass
+        ends there). Raises PoolError or StoreError only when the store cannot be reached.
+        """
+        backend, log = self.backend, self.app.logger
+        chosen = [q for q in backend.catalogue.values() if parameterless(q)]
+        results_format = media.of_kind("results")[0].key
+        graph_format = media.of_kind("graph")[0].key
+        limit = float(backend.config["dump_timeout"])
+        started, kept = time.monotonic(), 0
+        log.info("warming %d named queries for generation %s", len(chosen), tag)
+        for named in chosen:
+            if self._stopping.is_set():
+                return False
+            try:
+                bindings = named.bind({})
+                job = Job(named.text, results_format, graph_format, backend.max_rows, bindings)
+                answer = backend.run(job, limit)
+            except (ApiError, PoolError, QueryError) as error:
+                if self._stopping.is_set():
+                    return False
+                log.warning("named query %s was not warmed: %s", named.name, error)
+                continue
+            backend.pool.start()
+            if backend.pool.generation.tag != tag:
+                log.info("warming for generation %s stopped: the store changed", tag)
+                return False
+            key = cache_key(named, bindings, results_format, graph_format)
+            if backend.cache.pin(tag, key, answer):
+                kept += 1
+            else:
+                log.warning(
+                    "named query %s was not warmed: its answer is over %d bytes, or %d are kept",
+                    named.name,
+                    CACHE_ENTRY_BYTES,
+                    backend.cache.pins,
+                )
+        log.info(
+            "warmed %d of %d named queries for generation %s in %.1f s",
+            kept,
+            len(chosen),
+            tag,
+            time.monotonic() - started,
+        )
+        self.warmed = tag
+        return True
