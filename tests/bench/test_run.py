@@ -1,6 +1,6 @@
 """The benchmark runner, at a tiny size: it runs as a user runs it, writes every table with
-numbers and a JSON document with the expected keys, and every peer answers the same rows.
-Correctness only: no timing is asserted."""
+numbers and a JSON document with the expected keys, every peer answers the same rows and every
+validator gives the same findings. Correctness only: no timing is asserted."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from pathlib import Path
 
 from support import REPO
 
+from bench.report import write
+
 QUERIES = {
     "methods-introduced-by-paper",
     "methods-reported-by-paper",
@@ -21,10 +23,8 @@ QUERIES = {
 }
 
 
-def test_run_writes_every_table_and_the_json(tmp_path: Path) -> None:
-    out = tmp_path / "bench.md"
-    options = ["--sizes", "8", "--repeat", "1", "--requests", "3", "--clients", "2"]
-    options += ["--each", "2", "--rdflib-requests", "2", "--rdflib-timeout", "10"]
+def bench_run(options: list[str], out: Path) -> None:
+    """``python -m bench.run`` in its own process, writing to ``out``; it must succeed."""
     done = subprocess.run(
         [sys.executable, "-m", "bench.run", *options, "--out", str(out)],
         capture_output=True,
@@ -33,15 +33,25 @@ def test_run_writes_every_table_and_the_json(tmp_path: Path) -> None:
         timeout=180,
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_run_writes_every_table_and_the_json(tmp_path: Path) -> None:
+    out = tmp_path / "bench.md"
+    options = ["--sizes", "8", "--repeat", "1", "--requests", "3", "--clients", "2"]
+    options += ["--each", "2", "--rdflib-requests", "2", "--rdflib-timeout", "10"]
+    bench_run(options, out)
     text = out.read_text(encoding="utf-8")
     for heading in ("## Machine", "## Command", "## 1. Ingest", "## 2. Named queries",
                     "### The rdflib in-memory endpoint", "## 3. Validation",
                     "## Targets"):  # fmt: skip
         assert heading in text
     rows = [line for line in text.splitlines() if re.match(r"\| 8 \|", line)]
-    assert len(rows) == 1 + 2 * len(QUERIES) + 1  # ingest, per query (oxigraph, rdflib), validation
-    for row in rows:
+    # ingest, per query (oxigraph, rdflib), validation (timings, findings)
+    assert len(rows) == 1 + 2 * len(QUERIES) + 2
+    *timed, findings = rows
+    for row in timed:
         assert re.search(r"\d+\.\d+", row), row
+    assert findings.count("| yes |") == 2, findings  # the findings of all three validators
     assert "| NO |" not in text  # both servers give the same rows
 
     data = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
@@ -64,10 +74,74 @@ def test_run_writes_every_table_and_the_json(tmp_path: Path) -> None:
         assert rdflib["timed_out"] or rdflib["same_rows"], rdflib
         assert row["ratio_rdflib_over_benchgraph"] > 0
     (validation,) = data["validations"]
+    for key in ("validate_s", "page_pyshacl_s", "pyshacl_s"):  # the three measurements
+        assert 0 < validation[key]["min"] <= validation[key]["median"] <= validation[key]["max"]
     assert validation["ratio_pyshacl_over_validate"] > 0
-    assert validation["findings_validate"] and validation["same_findings"]
+    assert validation["ratio_page_pyshacl_over_validate"] > 0
+    assert validation["findings_validate"]
+    assert validation["findings_page_pyshacl"] == validation["findings_validate"]
+    assert validation["same_findings"] and validation["same_findings_page_pyshacl"]
+    assert validation["page_pyshacl_differences"] == 0
     targets = ("ingest within 3×", "within 1.2× of oxigraph", "30× faster than the rdflib",
                "audit aggregate under 100 ms", "validate ≥ 5×")  # fmt: skip
     assert len(data["verdicts"]) == len(targets)  # one line per target at the one size
     for target, verdict in zip(targets, data["verdicts"], strict=True):
         assert target in verdict and (" met (" in verdict or " missed (" in verdict), verdict
+
+
+def test_run_leaves_out_whole_graph_pyshacl_above_its_max_pages(tmp_path: Path) -> None:
+    out = tmp_path / "bench.md"
+    options = ["--sizes", "8", "--repeat", "1", "--query-max-pages", "0"]
+    options += ["--pyshacl-max-pages", "4"]
+    bench_run(options, out)
+    assert "| not run (8 pages > --pyshacl-max-pages) |" in out.read_text(encoding="utf-8")
+    data = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    (validation,) = data["validations"]
+    assert validation["pyshacl_s"] is None and validation["same_findings"] is None
+    assert validation["ratio_pyshacl_over_validate"] is None
+    assert validation["validate_s"]["median"] > 0  # validate and pyshacl page by page still run
+    assert validation["page_pyshacl_s"]["median"] > 0
+    assert validation["same_findings_page_pyshacl"]
+    assert not any("validate ≥ 5×" in line for line in data["verdicts"])
+
+
+def test_report_reads_a_report_written_before_pyshacl_page_by_page(tmp_path: Path) -> None:
+    """``--append`` reads the JSON of an earlier run: a validation row without the page-by-page
+    fields is rendered with dashes and keeps its verdicts."""
+    timing = {"min": 1.0, "median": 2.0, "max": 3.0}
+    old = {
+        "pages": 100,
+        "runs": 1,
+        "validate_s": timing,
+        "pyshacl_s": {"min": 12.0, "median": 12.0, "max": 12.0},
+        "pyshacl_load_s": timing,
+        "ratio_pyshacl_over_validate": 6.0,
+        "findings_validate": {"Warning": 3},
+        "findings_pyshacl": {"Warning": 3},
+        "cross_page_findings": 0,
+        "common": 3,
+        "only_validate": 0,
+        "only_pyshacl": 0,
+        "same_findings": True,
+    }
+    new = {**old, "pages": 1000, "validate_s": {"min": 20.0, "median": 20.0, "max": 20.0}}
+    for key in ("pyshacl_s", "pyshacl_load_s", "ratio_pyshacl_over_validate", "same_findings"):
+        new[key] = None
+    new |= {"pyshacl_max_pages": 100, "page_pyshacl_s": timing, "same_findings_page_pyshacl": True}
+    data = {
+        "command": "python -m bench.run",
+        "machine": {"date": "today", "nproc": 2, "cpu": "cpu", "memory_gb": 1.0,
+                    "platform": "linux", "python": "3.11", "packages": {}},
+        "query_settings": {"requests": 1, "clients": 1, "each": 1},
+        "sizes": [],
+        "validations": [old, new],
+    }  # fmt: skip
+    out = tmp_path / "bench.md"
+    write(out, data)
+    rows = [line for line in out.read_text(encoding="utf-8").splitlines() if "| 100 |" in line]
+    assert len(rows) == 2 and all("| — |" in row for row in rows), rows
+    assert data["verdicts"] == [
+        "- validate ≥ 5× faster than whole-graph pyshacl, same findings, at 100 pages: met "
+        "(6.00×, same findings)",
+        "- validate linear in pages: met (time per page ×1.00 from 100 to 1000 pages)",
+    ]
