@@ -82,7 +82,8 @@ def markdown(data: dict[str, Any]) -> str:
         *(
             f"- {s['pages']} pages: measured from {s.get('date', m['date'])}, load average after "
             f"its ingest {s['ingest'].get('load_average', 'not recorded')} (the benchmark's own "
-            "processes count in it)"
+            "processes count in it); benchgraph serve's query time limit "
+            f"{s.get('query_settings', {}).get('query_timeout', 5.0):g} s"
             for s in data["sizes"]
         ),
         f"- {m['platform']}, Python {m['python']}",
@@ -132,7 +133,8 @@ def markdown(data: dict[str, Any]) -> str:
         f"{q['clients']} client threads × {q['each']} requests cycling over the values "
         "(for benchgraph these are cache hits by then). Ratios are benchgraph / oxigraph "
         "(latency: lower is better for benchgraph; throughput: higher is). An error (a time-out, "
-        "504 from benchgraph past its 5 s query limit) is counted, not timed.",
+        "504 from benchgraph past its query time limit, listed per size under Machine) is "
+        "counted, not timed.",
         "",
         "| pages | query | n | benchgraph p50 / p95 / p99 ms | oxigraph p50 / p95 / p99 ms "
         "| p50 ratio | cached p50 ms bg / ox | cached ratio | bg q/s | ox q/s | q/s ratio "

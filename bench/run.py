@@ -273,6 +273,7 @@ class QuerySettings:
     rdflib: bool = False
     rdflib_requests: int = 5
     rdflib_timeout: float = 60.0
+    query_timeout: float = 5.0
 
 
 def measure_queries(
@@ -287,7 +288,7 @@ def measure_queries(
     out: dict[str, Any] = {}
     servers: list[Server] = []
     try:
-        bg_server, bg_url = start_benchgraph(store)
+        bg_server, bg_url = start_benchgraph(store, settings.query_timeout)
         servers.append(bg_server)
         ox_server, ox_url = start_oxigraph(peer_store)
         servers.append(ox_server)
@@ -567,6 +568,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="seconds an rdflib query may run; a longer one gives a lower bound",
     )
     parser.add_argument(
+        "--query-timeout",
+        type=float,
+        default=5.0,
+        help="benchgraph serve's query time limit in seconds (its default: 5)",
+    )
+    parser.add_argument(
         "--validation-sizes",
         help="sizes at which validation is measured (comma list; default: the smallest size)",
     )
@@ -605,7 +612,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     out = Path(args.out)
     command = "python -m bench.run " + " ".join(sys.argv[1:] if argv is None else list(argv))
-    query_settings = {"requests": args.requests, "clients": args.clients, "each": args.each}
+    query_settings = {
+        "requests": args.requests,
+        "clients": args.clients,
+        "each": args.each,
+        "query_timeout": args.query_timeout,
+    }
     data: dict[str, Any] = {
         "command": command,
         "commands": [command],
@@ -653,6 +665,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     rdflib=pages <= args.rdflib_max_pages,
                     rdflib_requests=args.rdflib_requests,
                     rdflib_timeout=args.rdflib_timeout,
+                    query_timeout=args.query_timeout,
                 )
                 queries = measure_queries(work / "store", work / "store.nq", work, settings)
             data["sizes"].append(

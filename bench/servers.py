@@ -67,8 +67,10 @@ class Server:
                 self.process.wait()
 
 
-def start_benchgraph(store: Path) -> tuple[Server, str]:
-    server = Server([str(BIN / "benchgraph"), "serve", "--store", str(store), "--port", "0"])
+def start_benchgraph(store: Path, query_timeout: float = 5.0) -> tuple[Server, str]:
+    """``benchgraph serve`` on ``store`` with its query time limit (the default is 5 s)."""
+    command = [str(BIN / "benchgraph"), "serve", "--store", str(store), "--port", "0"]
+    server = Server([*command, "--query-timeout", str(query_timeout)])
     assert server.process.stdout is not None
     line = server.process.stdout.readline()
     found = re.search(r"serving at (\S+)", line)
