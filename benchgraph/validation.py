@@ -332,6 +332,8 @@ def validate_graph(
         )
     except pyshacl.errors.ReportableRuntimeError as error:
         raise ShapesError(f"the shapes cannot be applied: {error.message}") from None
+    except (TypeError, ValueError) as error:  # pyshacl comparing values it cannot compare
+        raise ShapesError(f"the shapes cannot be applied to these values: {error}") from None
     if not isinstance(graph, rdflib.Graph):  # pyshacl returns a ValidationFailure as the graph
         raise ShapesError(f"the shapes cannot be applied: {graph}")
     triples = tuple(terms.to_oxigraph_triples(graph))

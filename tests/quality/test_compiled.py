@@ -274,3 +274,14 @@ def test_validate_gives_the_same_answer_with_either_engine(tmp_path: Path, seeds
     assert [a.returncode for a in answers] == [0, 0]
     assert answers[0].stdout == answers[1].stdout
     assert '"warnings": ' in answers[0].stdout
+
+
+def test_values_pyshacl_cannot_compare_are_a_shapes_error_not_a_crash(seeds: Path) -> None:
+    triples = page_triples(seeds / "001_e5e96d7d59fada78.txt")
+    result = next(t.subject for t in triples if t.object.value == V.Result)
+    for name, value in (("ciLower", "abc"), ("ciUpper", "99"), ("ciLevel", "0.95")):
+        literal = _literal(value, XSD + "decimal")
+        triples.append(ox.Triple(result, ox.NamedNode(V.BG + name), literal))
+    for engine in validation.ENGINES:
+        with pytest.raises(validation.ShapesError, match="cannot be applied"):
+            validation.validate_triples(triples, "page", engine=engine)
