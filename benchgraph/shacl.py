@@ -42,6 +42,8 @@ from rdflib import RDF, RDFS, BNode, URIRef
 from rdflib.collection import Collection
 from rdflib.term import Node
 
+from benchgraph.terms import to_oxigraph
+
 SH = rdflib.Namespace("http://www.w3.org/ns/shacl#")
 _XSD = "http://www.w3.org/2001/XMLSchema#"
 _STRING = _XSD + "string"
@@ -340,7 +342,10 @@ _RANGES: dict[str, Callable[[object, object], bool]] = {
 
 
 def _range(component: str, bound: Term) -> Check:
-    limit = _number(bound)
+    try:
+        limit = _number(bound)
+    except Unsure:
+        raise Unsupported(f"sh:{component[0].lower()}{component[1:]} {bound}") from None
     holds = _RANGES[component]
 
     def check(page: Page, focus: Term, values: list[Term]) -> list[Term | None]:
@@ -438,24 +443,6 @@ _NOT_CONSTRAINTS = {
     SH.name,
     SH.description,
 }
-_KNOWN = _NOT_CONSTRAINTS | {
-    SH.minCount,
-    SH.maxCount,
-    SH.datatype,
-    SH.nodeKind,
-    SH.pattern,
-    SH.minLength,
-    SH["class"],
-    SH["in"],
-    SH.equals,
-    SH.lessThanOrEquals,
-    SH.minInclusive,
-    SH.minExclusive,
-    SH.maxInclusive,
-    SH.maxExclusive,
-    SH["or"],
-    SH.sparql,
-}
 _TARGETS = (SH.targetClass, SH.targetSubjectsOf, SH.targetNode, SH.targetObjectsOf, SH.target)
 
 
@@ -470,17 +457,6 @@ def _iri(node: Node) -> ox.NamedNode:
     if not isinstance(node, URIRef):
         raise Unsupported(f"not an IRI: {node!r}")
     return ox.NamedNode(str(node))
-
-
-def _term(node: Node) -> Term:
-    if isinstance(node, URIRef):
-        return ox.NamedNode(str(node))
-    if isinstance(node, rdflib.Literal):
-        if node.language:
-            return ox.Literal(str(node), language=node.language)
-        datatype = str(node.datatype) if node.datatype is not None else _STRING
-        return ox.Literal(str(node), datatype=ox.NamedNode(datatype))
-    raise Unsupported(f"not an IRI or literal: {node!r}")
 
 
 def _integer(node: Node) -> int:
@@ -517,9 +493,6 @@ def _sparql_text(graph: rdflib.Graph, constraint: Node) -> str:
 
 def _shape(graph: rdflib.Graph, node: Node, targeted: bool) -> Shape:
     predicates = set(graph.predicates(node))
-    unknown = predicates - _KNOWN
-    if unknown:
-        raise Unsupported(f"{node}: {sorted(map(str, unknown))}")
     types = set(graph.objects(node, RDF.type))
     if types & {RDFS.Class, URIRef("http://www.w3.org/2002/07/owl#Class")}:
         raise Unsupported(f"{node}: an implicit class target")
@@ -554,7 +527,7 @@ def _shape(graph: rdflib.Graph, node: Node, targeted: bool) -> Shape:
         elif predicate == SH.lessThanOrEquals:
             add("LessThanOrEquals", _less_than_or_equals(_iri(value)))
         elif component in _RANGES:
-            add(component, _range(component, _term(value)))
+            add(component, _range(component, to_oxigraph(value)))
         elif predicate == SH["or"]:
             add("Or", _or([_shape(graph, m, targeted=False) for m in Collection(graph, value)]))
         elif predicate == SH.sparql:
@@ -630,7 +603,7 @@ class CompiledShapes:
             ox.Triple(
                 node, _COMPONENT, ox.NamedNode(f"{SH}{constraint.component}ConstraintComponent")
             ),
-            ox.Triple(node, _SOURCE_SHAPE, _term(shape.iri)),
+            ox.Triple(node, _SOURCE_SHAPE, to_oxigraph(shape.iri)),
             ox.Triple(node, _SEVERITY, ox.NamedNode(f"{SH}{shape.severity}")),
             ox.Triple(node, _FOCUS, focus),
         ]
@@ -643,7 +616,7 @@ class CompiledShapes:
             triples.append(ox.Triple(node, _SOURCE_CONSTRAINT, constraint.source))
         for message in shape.messages:
             # pyshacl writes a SPARQL constraint's messages again, as plain strings
-            term = ox.Literal(str(message)) if sparql else _term(message)
+            term = ox.Literal(str(message)) if sparql else to_oxigraph(message)
             triples.append(ox.Triple(node, _MESSAGE, term))
         return triples
 
@@ -651,12 +624,12 @@ class CompiledShapes:
         """A shapes-graph node in the report: an IRI as it is, a path list with its triples
         (copied once per report, under the same blank node label, as pyshacl does)."""
         if not isinstance(node, BNode):
-            return _term(node)
+            return to_oxigraph(node)
         label = ox.BlankNode(_blank_label(node))
         if node not in copied:
             copied.add(node)
             for _, p, o in self.graph.triples((node, None, None)):
-                obj = self._node(o, copied, triples) if isinstance(o, BNode) else _term(o)
+                obj = self._node(o, copied, triples) if isinstance(o, BNode) else to_oxigraph(o)
                 triples.append(ox.Triple(label, _iri(p), obj))
         return label
 
@@ -685,6 +658,8 @@ def compile_shapes(graph: rdflib.Graph) -> CompiledShapes:
     shapes = []
     nodes = {s for t in _TARGETS for s in graph.subjects(t, None)}
     for node in sorted(nodes, key=str):
+        if not isinstance(node, URIRef):  # pyshacl would copy its description into reports
+            raise Unsupported(f"an anonymous shape with a target: {node}")
         if (node, SH.deactivated, None) in graph:
             raise Unsupported(f"{node}: sh:deactivated")
         for target in (SH.targetNode, SH.targetObjectsOf, SH.target):

@@ -251,6 +251,7 @@ def test_shapes_outside_the_compiled_subset_go_to_pyshacl_for_every_page(seeds: 
         "sh:hasValue bg:x",
         "sh:uniqueLang true",
         "sh:qualifiedMinCount 1",
+        "sh:minInclusive 'a'",
     ],
 )
 def test_each_component_outside_the_subset_is_refused(extra: str) -> None:
@@ -258,6 +259,17 @@ def test_each_component_outside_the_subset_is_refused(extra: str) -> None:
         data=f"""@prefix sh: <{SH}> . @prefix bg: <{V.BG}> .
         <urn:shape:x> a sh:PropertyShape ; sh:targetClass bg:Result ; sh:path bg:value ;
             sh:pattern "a" ; {extra} ; sh:severity sh:Warning ; sh:message "x" .""",
+        format="turtle",
+    )
+    with pytest.raises(shacl.Unsupported):
+        shacl.compile_shapes(shapes)
+
+
+def test_an_anonymous_shape_with_a_target_is_refused() -> None:
+    shapes = rdflib.Graph().parse(
+        data=f"""@prefix sh: <{SH}> . @prefix bg: <{V.BG}> .
+        [] a sh:PropertyShape ; sh:targetClass bg:Result ; sh:path bg:value ; sh:minCount 1 ;
+            sh:severity sh:Warning ; sh:message "x" .""",
         format="turtle",
     )
     with pytest.raises(shacl.Unsupported):
