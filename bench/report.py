@@ -65,6 +65,32 @@ def ratio(value: float | None) -> str:
     return "—" if value is None else f"{f(value)}×"
 
 
+def size_line(size: dict[str, Any], date: str) -> str:
+    """One size's line under Machine: when, how loaded, and how its queries were measured."""
+    ingest = size["ingest"] or {}
+    q = size.get("query_settings", {})
+    line = (
+        f"- {size['pages']} pages: measured from {size.get('date', date)}, load average after "
+        f"its ingest {ingest.get('load_average', 'not recorded')} (the benchmark's own "
+        "processes count in it); benchgraph serve's query time limit "
+        f"{q.get('query_timeout', 5.0):g} s"
+    )
+    if size["queries"]:
+        budget = q.get("latency_budget_s", math.inf)
+        line += f"; up to {q.get('requests')} requests per latency series" + (
+            f", each series stopped after {budget:g} s (at least 3 requests)"
+            if math.isfinite(budget)
+            else ""
+        )
+    warm = size.get("serve_warm")
+    if warm:
+        line += (
+            f"; benchgraph serve warmed {warm['warmed']} of {warm['of']} parameterless named "
+            f"queries in {f(warm['seconds'], 1)} s at start, before the measurements"
+        )
+    return line
+
+
 def markdown(data: dict[str, Any]) -> str:
     m = data["machine"]
     lines = [
@@ -79,13 +105,7 @@ def markdown(data: dict[str, Any]) -> str:
         f"- date: {m['date']}",
         f"- nproc: {m['nproc']} ({m['cpu']}), memory: {m['memory_gb']} GB",
         f"- load average at the start (1, 5, 15 min): {m.get('load_average', 'not recorded')}",
-        *(
-            f"- {s['pages']} pages: measured from {s.get('date', m['date'])}, load average after "
-            f"its ingest {s['ingest'].get('load_average', 'not recorded')} (the benchmark's own "
-            "processes count in it); benchgraph serve's query time limit "
-            f"{s.get('query_settings', {}).get('query_timeout', 5.0):g} s"
-            for s in data["sizes"]
-        ),
+        *(size_line(s, m["date"]) for s in data["sizes"]),
         f"- {m['platform']}, Python {m['python']}",
         "- " + ", ".join(f"{k} {v}" for k, v in m["packages"].items()),
         "",
@@ -110,6 +130,8 @@ def markdown(data: dict[str, Any]) -> str:
     ]
     for size in data["sizes"]:
         i = size["ingest"]
+        if not i:
+            continue
         lines.append(
             f"| {i['pages']} | {i['results']} | {i['quads']} | {i['runs']} | {mmm(i['ingest_s'])} "
             f"| {mmm(i['pages_per_s'], 1)} | {mmm(i['results_per_s'], 0)} "
@@ -131,7 +153,12 @@ def markdown(data: dict[str, Any]) -> str:
         "goes to benchgraph's `/sparql` endpoint (no cache) with the text made distinct by a "
         "comment. **Cached**: one value repeated. **Throughput**: "
         f"{q['clients']} client threads × {q['each']} requests cycling over the values "
-        "(for benchgraph these are cache hits by then). Ratios are benchgraph / oxigraph "
+        "(for benchgraph these are cache hits by then; oxigraph computes each again), not "
+        "measured for a server whose p50 on those requests (benchgraph cached, oxigraph "
+        "uncached) is above `--throughput-max-ms` (1,000 ms unless the command says "
+        "otherwise). `n` is the requests timed per series (benchgraph / "
+        "oxigraph where they differ: a series stops early on its time budget, listed per size "
+        "under Machine). Ratios are benchgraph / oxigraph "
         "(latency: lower is better for benchgraph; throughput: higher is). An error (a time-out, "
         "504 from benchgraph past its query time limit, listed per size under Machine) is "
         "counted, not timed.",
@@ -146,8 +173,11 @@ def markdown(data: dict[str, Any]) -> str:
             bg, ox_ = row["benchgraph"], row["oxigraph"]
             u, v = bg["uncached"], ox_["uncached"]
             errors = u.get("errors", 0) + v.get("errors", 0)
+            n = str(u["requests"])
+            if v["requests"] != u["requests"]:
+                n += f" / {v['requests']}"
             lines.append(
-                f"| {size['pages']} | {name} | {u['requests']}"
+                f"| {size['pages']} | {name} | {n}"
                 + (f" ({errors} errors)" if errors else "")
                 + " "
                 f"| {f(u['p50_ms'])} / {f(u['p95_ms'])} / {f(u['p99_ms'])} "
@@ -308,13 +338,16 @@ def verdicts(data: dict[str, Any]) -> list[str]:
     lines = []
     sizes = data["sizes"]
     for size in sizes:
+        if not size["ingest"]:
+            continue
         r = size["ingest"]["ratio_ingest_over_floor"]
         lines.append(
             f"- ingest within 3× of the bulk-load floor at {size['pages']} pages: "
             f"{'met' if r <= 3 else 'missed'} ({f(r, 1)}×)"
         )
-    if len(sizes) > 1:
-        low, high = sizes[0]["ingest"], sizes[-1]["ingest"]
+    ingested = [s for s in sizes if s["ingest"]]
+    if len(ingested) > 1:
+        low, high = ingested[0]["ingest"], ingested[-1]["ingest"]
         growth = high["peak_rss_mb"]["median"] / low["peak_rss_mb"]["median"]
         scale = high["pages"] / low["pages"]
         lines.append(

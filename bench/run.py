@@ -69,6 +69,7 @@ QUERIES = (
     "audit-self-reported",
 )
 FAILED = (urllib.error.URLError, TimeoutError, ConnectionError)
+MIN_REQUESTS = 3  # timed per latency series, whatever its time budget
 
 
 def stats(values: Sequence[float]) -> dict[str, float]:
@@ -140,6 +141,18 @@ def bulk_load_once(nquads: Path, store: Path) -> float:
     return time.perf_counter() - start
 
 
+def build_store(pages: Path, work: Path) -> None:
+    """The store and its quads, as :func:`measure_ingest` leaves them, without timing."""
+    ingest_once(pages, work / "store")
+    export(work / "store", work / "store.nq")
+
+
+def export(store: Path, nquads: Path) -> None:
+    done = cli("export", "--format", "nquads", "--store", str(store), "--out", str(nquads))
+    if done.returncode != 0:
+        raise RuntimeError(f"export failed: {done.stderr}")
+
+
 def measure_ingest(
     pages: Path, work: Path, manifest: dict[str, Any], repeat: int, warmup: bool
 ) -> dict[str, Any]:
@@ -154,9 +167,7 @@ def measure_ingest(
     times = repeated(run, repeat, warmup)
     rss = rss[-repeat:]
     nquads = work / "store.nq"
-    done = cli("export", "--format", "nquads", "--store", str(store), "--out", str(nquads))
-    if done.returncode != 0:
-        raise RuntimeError(f"export failed: {done.stderr}")
+    export(store, nquads)
     quads = sum(1 for _ in nquads.open("rb"))
     floor = repeated(lambda: bulk_load_once(nquads, work / "floor"), repeat, warmup)
     shutil.rmtree(work / "floor", ignore_errors=True)
@@ -184,8 +195,13 @@ def measure_ingest(
 # 2. Named queries over HTTP
 
 
-def latency(target: Target, values: list[str | None], cached: bool) -> dict[str, Any]:
-    """Latency of one client; an error answer (a time-out, say) is counted, not timed."""
+def latency(
+    target: Target, values: list[str | None], cached: bool, budget: float = float("inf")
+) -> dict[str, Any]:
+    """Latency of one client; an error answer (a time-out, say) is counted, not timed. The
+    series stops early, after at least ``MIN_REQUESTS``, once ``budget`` seconds are spent
+    (``requests`` says how many were timed)."""
+    started = time.monotonic()
     timings: list[float] = []
     rows: list[int | None] = []  # per request, None for an error
     errors = 0
@@ -195,6 +211,8 @@ def latency(target: Target, values: list[str | None], cached: bool) -> dict[str,
         errors += 1
     series = [values[0]] * len(values) if cached else values
     for n, value in enumerate(series, start=1):
+        if n > MIN_REQUESTS and time.monotonic() - started > budget:
+            break
         try:
             seconds, count = timed(target.request(value, cached, n))
         except FAILED:
@@ -270,6 +288,7 @@ class QuerySettings:
     repeat: int
     names: Sequence[str] = QUERIES
     throughput_max_ms: float = 1000.0
+    latency_budget: float = float("inf")
     rdflib: bool = False
     rdflib_requests: int = 5
     rdflib_timeout: float = 60.0
@@ -278,7 +297,8 @@ class QuerySettings:
 
 def measure_queries(
     store: Path, nquads: Path, work: Path, settings: QuerySettings
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], dict[str, float]]:
+    """Each named query's measurements, and what benchgraph serve warmed before them."""
     peer_store = work / "peer-store"
     shutil.rmtree(peer_store, ignore_errors=True)
     shutil.copytree(store, peer_store, ignore=shutil.ignore_patterns("LOCK"))
@@ -288,7 +308,8 @@ def measure_queries(
     out: dict[str, Any] = {}
     servers: list[Server] = []
     try:
-        bg_server, bg_url = start_benchgraph(store, settings.query_timeout)
+        log_path = work / "benchgraph-serve.log"
+        bg_server, bg_url, warmed = start_benchgraph(store, log_path, settings.query_timeout)
         servers.append(bg_server)
         ox_server, ox_url = start_oxigraph(peer_store)
         servers.append(ox_server)
@@ -304,18 +325,22 @@ def measure_queries(
                 def load(t: Target = target, s: list[str | None] = series) -> float:
                     return throughput(t, s, settings.clients, settings.each)
 
+                budget = settings.latency_budget
                 row[kind] = {
-                    "uncached": latency(target, series, cached=False),
-                    "cached": latency(target, series[: settings.requests + 1], cached=True),
+                    "uncached": latency(target, series, False, budget),
+                    "cached": latency(target, series[: settings.requests + 1], True, budget),
                 }
                 # Heavy answers are not hammered: 8 clients × 25 requests of a 2 s query on 2
-                # cores would take minutes and say nothing the latency does not.
-                slow = row[kind]["cached"]["p50_ms"] > settings.throughput_max_ms
+                # cores would take minutes and say nothing the latency does not. The
+                # throughput asks the values the uncached series asked: benchgraph answers
+                # them from its cache, the peer computes them again.
+                answered = "cached" if kind == "benchgraph" else "uncached"
+                slow = not row[kind][answered]["p50_ms"] <= settings.throughput_max_ms
                 row[kind]["throughput_qps"] = (
                     None if slow else stats(repeated(load, settings.repeat))
                 )
             bg, peer = row["benchgraph"], row["oxigraph"]
-            row["same_rows"] = bg["uncached"]["rows"] == peer["uncached"]["rows"]
+            row["same_rows"] = same_rows(bg["uncached"], peer["uncached"])
             row["ratio_p50_uncached"] = bg["uncached"]["p50_ms"] / peer["uncached"]["p50_ms"]
             row["ratio_p50_cached"] = bg["cached"]["p50_ms"] / peer["cached"]["p50_ms"]
             row["ratio_throughput"] = (
@@ -333,7 +358,14 @@ def measure_queries(
         for server in servers:
             server.stop()
         shutil.rmtree(peer_store, ignore_errors=True)
-    return out
+    return out, warmed
+
+
+def same_rows(one: dict[str, Any], other: dict[str, Any]) -> bool:
+    """Whether two latency series answered the same numbers of rows, request by request, where
+    both answered (a series may stop early on its time budget; an error answers nothing)."""
+    pairs = zip(one["row_counts"], other["row_counts"], strict=False)
+    return all(a == b for a, b in pairs if a is not None and b is not None)
 
 
 def measure_rdflib(
@@ -541,7 +573,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--throughput-max-ms",
         type=float,
         default=1000.0,
-        help="skip the throughput of a server whose cached p50 is above this (ms)",
+        help="skip the throughput of a server whose p50 on its requests (benchgraph: cached, "
+        "the peer: uncached) is above this (ms)",
+    )
+    parser.add_argument(
+        "--latency-budget",
+        type=float,
+        default=float("inf"),
+        help="seconds one latency series (one query, one server, uncached or cached) may take; "
+        f"it stops after at least {MIN_REQUESTS} requests once they are spent (default: none)",
+    )
+    parser.add_argument(
+        "--skip-ingest",
+        action="store_true",
+        help="build each store with one untimed ingest and measure no ingest (with --append, "
+        "the report keeps the ingest numbers it has for the size)",
     )
     parser.add_argument(
         "--query-max-pages",
@@ -617,6 +663,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "clients": args.clients,
         "each": args.each,
         "query_timeout": args.query_timeout,
+        "latency_budget_s": args.latency_budget,
     }
     data: dict[str, Any] = {
         "command": command,
@@ -649,10 +696,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             repeat = args.repeat
             if pages > 100 and args.ingest_repeat:
                 repeat = args.ingest_repeat
-            log(f"{pages} pages: ingest ×{repeat} (load average {load_average()})")
-            ingest = measure_ingest(corpus / "pages", work, manifest, repeat, warmup=repeat > 1)
-            ingest["load_average"] = load_average()
+            if args.skip_ingest:
+                log(f"{pages} pages: building the store (load average {load_average()})")
+                ingest = None
+                build_store(corpus / "pages", work)
+            else:
+                log(f"{pages} pages: ingest ×{repeat} (load average {load_average()})")
+                ingest = measure_ingest(corpus / "pages", work, manifest, repeat, repeat > 1)
+                ingest["load_average"] = load_average()
             queries: dict[str, Any] = {}
+            warmed: dict[str, float] | None = None
             if pages <= args.query_max_pages:
                 log(f"{pages} pages: queries (load average {load_average()})")
                 settings = QuerySettings(
@@ -666,18 +719,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                     rdflib_requests=args.rdflib_requests,
                     rdflib_timeout=args.rdflib_timeout,
                     query_timeout=args.query_timeout,
+                    latency_budget=args.latency_budget,
                 )
-                queries = measure_queries(work / "store", work / "store.nq", work, settings)
-            data["sizes"].append(
-                {
-                    "pages": pages,
-                    "command": command,
-                    "date": machine()["date"],
-                    "query_settings": query_settings,
-                    "ingest": ingest,
-                    "queries": queries,
-                }
-            )
+                queries, warmed = measure_queries(work / "store", work / "store.nq", work, settings)
+            measured = {
+                "pages": pages,
+                "command": command,
+                "date": machine()["date"],
+                "query_settings": query_settings,
+                "serve_warm": warmed,
+                "ingest": ingest,
+                "queries": queries,
+            }
+            data["sizes"] = merged(data["sizes"], measured)
             write(out, data)
             if pages in validated:
                 repeat = args.repeat
@@ -705,6 +759,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     write(out, data)
     log(f"wrote {out} and {out.with_suffix('.json')}")
     return 0
+
+
+def merged(sizes: list[dict[str, Any]], measured: dict[str, Any]) -> list[dict[str, Any]]:
+    """The report's sizes with ``measured`` added, or, for a size already there (``--append``),
+    its parts this run measured replaced and the others kept, with both commands."""
+    old = next((s for s in sizes if s["pages"] == measured["pages"]), None)
+    if old is None:
+        return [*sizes, measured]
+    new = dict(old)
+    for part in ("ingest", "queries"):
+        if measured[part]:
+            new[part] = measured[part]
+    if measured["queries"]:
+        new["query_settings"] = measured["query_settings"]
+        new["serve_warm"] = measured["serve_warm"]
+    new["commands"] = [*old.get("commands", [old["command"]]), measured["command"]]
+    new["date"] = measured["date"]
+    return [new if s is old else s for s in sizes]
 
 
 def load_average() -> list[float]:

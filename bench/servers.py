@@ -50,12 +50,19 @@ def wait_up(url: str, seconds: float = 60) -> None:
 
 
 class Server:
-    """A server process, stopped (SIGTERM, by its own pid) on exit."""
+    """A server process, stopped (SIGTERM, by its own pid) on exit; its standard error goes to
+    the file ``log`` when given."""
 
-    def __init__(self, command: list[str]) -> None:
-        self.process = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=REPO
-        )
+    def __init__(self, command: list[str], log: Path | None = None) -> None:
+        self.log = log
+        errors = log.open("w", encoding="utf-8") if log else subprocess.DEVNULL
+        try:
+            self.process = subprocess.Popen(
+                command, stdout=subprocess.PIPE, stderr=errors, text=True, cwd=REPO
+            )
+        finally:
+            if log:
+                errors.close()  # type: ignore[union-attr]  # the child keeps its own copy
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -67,10 +74,18 @@ class Server:
                 self.process.wait()
 
 
-def start_benchgraph(store: Path, query_timeout: float = 5.0) -> tuple[Server, str]:
-    """``benchgraph serve`` on ``store`` with its query time limit (the default is 5 s)."""
+WARMED = re.compile(r"warmed (\d+) of (\d+) named queries for generation \S+ in ([\d.]+) s")
+
+
+def start_benchgraph(
+    store: Path, log: Path, query_timeout: float = 5.0, warm_timeout: float = 3600
+) -> tuple[Server, str, dict[str, float]]:
+    """``benchgraph serve`` on ``store`` with its query time limit (the default is 5 s), its
+    log written to ``log``, once it is up and has warmed its parameterless named queries (so
+    that warming does not compete with the measurements). Returns the server, its URL, and
+    what its log says was warmed: ``{"warmed": K, "of": N, "seconds": S}``."""
     command = [str(BIN / "benchgraph"), "serve", "--store", str(store), "--port", "0"]
-    server = Server([*command, "--query-timeout", str(query_timeout)])
+    server = Server([*command, "--query-timeout", str(query_timeout)], log)
     assert server.process.stdout is not None
     line = server.process.stdout.readline()
     found = re.search(r"serving at (\S+)", line)
@@ -79,7 +94,33 @@ def start_benchgraph(store: Path, query_timeout: float = 5.0) -> tuple[Server, s
         raise RuntimeError(f"benchgraph serve did not start: {line!r}")
     url = found.group(1)
     wait_up(url + "queries")
-    return server, url
+    try:
+        warmed = wait_warmed(server, warm_timeout)
+    except RuntimeError:
+        server.stop()
+        raise
+    return server, url, warmed
+
+
+def wait_warmed(server: Server, seconds: float) -> dict[str, float]:
+    """Wait until the server's log says it warmed its named queries (or will not warm them)."""
+    assert server.log is not None
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        text = server.log.read_text(encoding="utf-8", errors="replace")
+        found = WARMED.search(text)
+        if found:
+            return {
+                "warmed": int(found.group(1)),
+                "of": int(found.group(2)),
+                "seconds": float(found.group(3)),
+            }
+        if "are not warmed ahead" in text:
+            return {"warmed": 0, "of": 0, "seconds": 0.0}
+        if server.process.poll() is not None:
+            raise RuntimeError(f"benchgraph serve stopped while warming; see {server.log}")
+        time.sleep(0.5)
+    raise RuntimeError(f"benchgraph serve did not warm in {seconds:.0f} s; see {server.log}")
 
 
 def start_rdflib(nquads: Path, seconds: float = 1800) -> tuple[Server, str]:

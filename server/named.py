@@ -24,7 +24,7 @@ from benchgraph.sparqltext import query_form
 from benchgraph.store import StoreError
 from server import media
 from server.answers import respond
-from server.backend import CACHE_ENTRY_BYTES, Backend, current
+from server.backend import Backend, current
 from server.engine import Job, Term
 from server.errors import ApiError
 from server.workers import PoolError
@@ -260,10 +260,10 @@ class Warmer:
                 kept += 1
             else:
                 log.warning(
-                    "named query %s was not warmed: its answer is over %d bytes, or %d are kept",
+                    "named query %s was not warmed: %d answers or %d bytes are kept at most",
                     named.name,
-                    CACHE_ENTRY_BYTES,
                     backend.cache.pins,
+                    backend.cache.pinned_bytes,
                 )
         log.info(
             "warmed %d of %d named queries for generation %s in %.1f s",

@@ -13,6 +13,7 @@ from pathlib import Path
 from support import REPO
 
 from bench.report import write
+from bench.run import same_rows
 
 QUERIES = {
     "methods-introduced-by-paper",
@@ -64,6 +65,8 @@ def test_run_writes_every_table_and_the_json(tmp_path: Path) -> None:
         assert ingest[key]["min"] <= ingest[key]["median"] <= ingest[key]["max"]
     assert ingest["ratio_ingest_over_floor"] > 0 and ingest["store_mb"] > 0
     assert set(size["queries"]) == QUERIES
+    warm = size["serve_warm"]  # measured once the server has warmed its named queries
+    assert warm["warmed"] == warm["of"] > 0 and warm["seconds"] >= 0
     for row in size["queries"].values():
         for server in ("benchgraph", "oxigraph"):
             latency = row[server]["uncached"]
@@ -145,3 +148,37 @@ def test_report_reads_a_report_written_before_pyshacl_page_by_page(tmp_path: Pat
         "(6.00×, same findings)",
         "- validate linear in pages: met (time per page ×1.00 from 100 to 1000 pages)",
     ]
+
+
+def test_append_measures_queries_only_and_keeps_the_ingest(tmp_path: Path) -> None:
+    """A second run with ``--skip-ingest --append`` fills in the queries of a size the report
+    has, keeps its ingest numbers, and stops each latency series on its time budget."""
+    out = tmp_path / "bench.md"
+    bench_run(["--sizes", "8", "--repeat", "1", "--query-max-pages", "0"], out)
+    first = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    (size,) = first["sizes"]
+    assert size["queries"] == {} and size["ingest"]["pages"] == 8
+    options = ["--sizes", "8", "--repeat", "1", "--skip-ingest", "--append", "--requests", "6"]
+    options += ["--clients", "1", "--each", "1", "--queries", "leaderboard,audit-self-reported"]
+    options += ["--rdflib-max-pages", "0", "--validation-sizes", "1000", "--latency-budget", "0"]
+    bench_run(options, out)
+    data = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    (merged,) = data["sizes"]
+    assert merged["ingest"] == size["ingest"]
+    assert set(merged["queries"]) == {"leaderboard", "audit-self-reported"}
+    for row in merged["queries"].values():
+        for server in ("benchgraph", "oxigraph"):
+            assert row[server]["uncached"]["requests"] == 3  # the least a budget allows
+            assert row[server]["cached"]["requests"] == 3
+        assert row["same_rows"]
+    assert merged["query_settings"]["latency_budget_s"] == 0
+    assert len(merged["commands"]) == 2 and len(data["commands"]) == 2
+    text = out.read_text(encoding="utf-8")
+    assert "each series stopped after 0 s (at least 3 requests)" in text
+    ingest_row = f"| 8 | {size['ingest']['results']} | {size['ingest']['quads']} |"
+    assert len([line for line in text.splitlines() if line.startswith(ingest_row)]) == 1
+
+
+def test_same_rows_compares_where_both_series_answered() -> None:
+    assert same_rows({"row_counts": [3, None, 5]}, {"row_counts": [3, 4]})
+    assert not same_rows({"row_counts": [3, 5]}, {"row_counts": [3, 4, 7]})

@@ -172,15 +172,19 @@ def answer(size: int = 10) -> Answer:
 
 
 def test_pinned_answers_outlive_a_flood_and_give_way_to_a_new_generation() -> None:
-    cache = Cache(4, pins=3)
+    cache = Cache(4, pins=3, pinned_bytes=CACHE_ENTRY_BYTES + 30)
     warm = answer()
     assert cache.pin("g1", "papers", warm)
     for n in range(100):
         cache.put(("g1", f"other-{n}"), answer())
     assert cache.get(("g1", "papers")) is warm
     assert cache.get(("g1", "other-0")) is None  # the flood itself is bounded
-    assert not cache.pin("g1", "huge", answer(CACHE_ENTRY_BYTES + 1))
-    assert cache.pin("g1", "b", answer()) and cache.pin("g1", "c", answer())
+    cache.put(("g1", "large"), answer(CACHE_ENTRY_BYTES + 1))
+    assert cache.get(("g1", "large")) is None  # too large for the others
+    assert not cache.pin("g1", "huge", answer(CACHE_ENTRY_BYTES + 21))  # past pinned_bytes
+    assert cache.pin("g1", "b", answer(CACHE_ENTRY_BYTES + 1))  # a pinned one may be large
+    assert not cache.pin("g1", "c", answer(20))  # past pinned_bytes, with b
+    assert cache.pin("g1", "b", answer()) and cache.pin("g1", "c", answer())  # b replaced
     assert not cache.pin("g1", "d", answer())  # at most three pinned
     assert cache.get(("g1", "d")) is None
     assert cache.pin("g2", "papers", answer())
