@@ -61,6 +61,15 @@ def qps(s: dict[str, float] | None) -> str:
     return "not measured (slow)" if s is None else mmm(s, 0)
 
 
+def one_client(row: dict[str, Any]) -> str:
+    """The one-client throughputs of a query row, benchgraph / oxigraph (ratio)."""
+    if "throughput_1_qps" not in row["benchgraph"]:
+        return "not recorded"
+    mine, theirs = row["benchgraph"]["throughput_1_qps"], row["oxigraph"]["throughput_1_qps"]
+    text = " / ".join("slow" if t is None else f"{t['median']:,.0f}" for t in (mine, theirs))
+    return f"{text} ({ratio(row['ratio_throughput_1'])})"
+
+
 def ratio(value: float | None) -> str:
     return "—" if value is None else f"{f(value)}×"
 
@@ -151,8 +160,8 @@ def markdown(data: dict[str, Any]) -> str:
         "(benchgraph caches named-query answers per store generation, so a repeated value "
         "would be a cache hit); `audit-self-reported` has no parameter, so its uncached series "
         "goes to benchgraph's `/sparql` endpoint (no cache) with the text made distinct by a "
-        "comment. **Cached**: one value repeated. **Throughput**: "
-        f"{q['clients']} client threads × {q['each']} requests cycling over the values "
+        "comment. **Cached**: one value repeated. **Throughput**: one client, then "
+        f"{q['clients']} client threads, each making {q['each']} requests cycling over the values "
         "(for benchgraph these are cache hits by then; oxigraph computes each again), not "
         "measured for a server whose p50 on those requests (benchgraph cached, oxigraph "
         "uncached) is above `--throughput-max-ms` (1,000 ms unless the command says "
@@ -164,9 +173,9 @@ def markdown(data: dict[str, Any]) -> str:
         "counted, not timed.",
         "",
         "| pages | query | n | benchgraph p50 / p95 / p99 ms | oxigraph p50 / p95 / p99 ms "
-        "| p50 ratio | cached p50 ms bg / ox | cached ratio | bg q/s | ox q/s | q/s ratio "
-        "| same rows |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| p50 ratio | cached p50 ms bg / ox | cached ratio | 1 client q/s bg / ox (ratio) "
+        "| bg q/s | ox q/s | q/s ratio | same rows |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for size in data["sizes"]:
         for name, row in size["queries"].items():
@@ -184,7 +193,8 @@ def markdown(data: dict[str, Any]) -> str:
                 f"| {f(v['p50_ms'])} / {f(v['p95_ms'])} / {f(v['p99_ms'])} "
                 f"| **{f(row['ratio_p50_uncached'])}×** "
                 f"| {f(bg['cached']['p50_ms'])} / {f(ox_['cached']['p50_ms'])} "
-                f"| {f(row['ratio_p50_cached'])}× | {qps(bg['throughput_qps'])} "
+                f"| {f(row['ratio_p50_cached'])}× | {one_client(row)} "
+                f"| {qps(bg['throughput_qps'])} "
                 f"| {qps(ox_['throughput_qps'])} | {ratio(row['ratio_throughput'])} "
                 f"| {'yes' if row['same_rows'] else 'NO'} |"
             )

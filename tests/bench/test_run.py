@@ -72,6 +72,7 @@ def test_run_writes_every_table_and_the_json(tmp_path: Path) -> None:
             latency = row[server]["uncached"]
             assert 0 < latency["p50_ms"] <= latency["p95_ms"] <= latency["p99_ms"]
             assert row[server]["throughput_qps"]["median"] > 0
+            assert row[server]["throughput_1_qps"]["median"] > 0
         assert row["same_rows"] and row["ratio_p50_uncached"] > 0
         rdflib = row["rdflib"]  # a query rdflib cannot answer in time gives a lower bound
         assert rdflib["timed_out"] or rdflib["same_rows"], rdflib
