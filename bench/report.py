@@ -50,7 +50,15 @@ def machine() -> dict[str, Any]:
 
 
 def f(value: float, digits: int = 2) -> str:
-    return f"{value:,.{digits}f}"
+    """A number, or a dash where none was measured (every request of a series failed)."""
+    return "—" if math.isnan(value) else f"{value:,.{digits}f}"
+
+
+def percentiles(series: dict[str, Any]) -> str:
+    """p50 / p95 / p99 of a latency series, or why there are none."""
+    if not series["requests"]:
+        return f"none answered ({series.get('errors', 0)} errors)"
+    return f"{f(series['p50_ms'])} / {f(series['p95_ms'])} / {f(series['p99_ms'])}"
 
 
 def mmm(s: dict[str, float], digits: int = 2) -> str:
@@ -70,8 +78,13 @@ def one_client(row: dict[str, Any]) -> str:
     return f"{text} ({ratio(row['ratio_throughput_1'])})"
 
 
+def yes_no(same: bool | None) -> str:
+    """Whether two servers gave the same rows: n/a when no request was answered by both."""
+    return "n/a" if same is None else ("yes" if same else "NO")
+
+
 def ratio(value: float | None) -> str:
-    return "—" if value is None else f"{f(value)}×"
+    return "—" if value is None or math.isnan(value) else f"{f(value)}×"
 
 
 def size_line(size: dict[str, Any], date: str) -> str:
@@ -156,7 +169,8 @@ def markdown(data: dict[str, Any]) -> str:
         "`benchgraph serve` (GET `/queries/NAME?param=IRI`) against `oxigraph serve-read-only "
         "--union-default-graph` on a copy of the same store (POST `/query` with the same text, "
         "the parameter inlined as `VALUES`). Both answer SPARQL JSON results. **Uncached**: one "
-        f"client, up to {q['requests']} requests, each with a different parameter value "
+        "client, up to the requests listed per size under Machine, each with a different "
+        "parameter value "
         "(benchgraph caches named-query answers per store generation, so a repeated value "
         "would be a cache hit); `audit-self-reported` has no parameter, so its uncached series "
         "goes to benchgraph's `/sparql` endpoint (no cache) with the text made distinct by a "
@@ -189,14 +203,13 @@ def markdown(data: dict[str, Any]) -> str:
                 f"| {size['pages']} | {name} | {n}"
                 + (f" ({errors} errors)" if errors else "")
                 + " "
-                f"| {f(u['p50_ms'])} / {f(u['p95_ms'])} / {f(u['p99_ms'])} "
-                f"| {f(v['p50_ms'])} / {f(v['p95_ms'])} / {f(v['p99_ms'])} "
-                f"| **{f(row['ratio_p50_uncached'])}×** "
+                f"| {percentiles(u)} | {percentiles(v)} "
+                f"| **{ratio(row['ratio_p50_uncached'])}** "
                 f"| {f(bg['cached']['p50_ms'])} / {f(ox_['cached']['p50_ms'])} "
-                f"| {f(row['ratio_p50_cached'])}× | {one_client(row)} "
+                f"| {ratio(row['ratio_p50_cached'])} | {one_client(row)} "
                 f"| {qps(bg['throughput_qps'])} "
                 f"| {qps(ox_['throughput_qps'])} | {ratio(row['ratio_throughput'])} "
-                f"| {'yes' if row['same_rows'] else 'NO'} |"
+                f"| {yes_no(row['same_rows'])} |"
             )
     peers = [(s["pages"], n, r) for s in data["sizes"] for n, r in s["queries"].items()]
     peers = [(p, n, r) for p, n, r in peers if "rdflib" in r]
@@ -230,7 +243,7 @@ def markdown(data: dict[str, Any]) -> str:
                 if r["timed_out"] and not u["requests"]
                 else (f"{f(u['p50_ms'])} / {f(u['p95_ms'])}")
             )
-            same = "n/a" if r["same_rows"] is None else ("yes" if r["same_rows"] else "NO")
+            same = yes_no(r["same_rows"])
             lines.append(
                 f"| {pages} | {name} | {u['requests']}"
                 + (" + 1 timed out" if r["timed_out"] else "")
@@ -368,7 +381,11 @@ def verdicts(data: dict[str, Any]) -> list[str]:
         )
     with_queries = [s for s in sizes if s["queries"]]
     for size in with_queries:
-        named = [n for n in size["queries"] if n in PARAM]
+        named = [
+            n
+            for n in size["queries"]
+            if n in PARAM and not math.isnan(size["queries"][n]["ratio_p50_uncached"])
+        ]
         worst = max(named, key=lambda n: size["queries"][n]["ratio_p50_uncached"])
         ratio = size["queries"][worst]["ratio_p50_uncached"]
         lines.append(
@@ -392,9 +409,15 @@ def verdicts(data: dict[str, Any]) -> list[str]:
             continue
         audit = size["queries"]["audit-self-reported"]["benchgraph"]
         p50, cached = audit["uncached"]["p50_ms"], audit["cached"]["p50_ms"]
+        limit = size.get("query_settings", {}).get("query_timeout", 5.0)
+        uncached = (
+            f"({f(p50)} ms)"
+            if audit["uncached"]["requests"]
+            else f"(every request past the query time limit, {limit:g} s)"
+        )
         lines.append(
             f"- audit aggregate under 100 ms at {size['pages']} pages: uncached "
-            f"{'met' if p50 < 100 else 'missed'} ({f(p50)} ms), cached per store generation "
+            f"{'met' if p50 < 100 else 'missed'} {uncached}, cached per store generation "
             f"{'met' if cached < 100 else 'missed'} ({f(cached)} ms)"
         )
     validations = _validations(data)

@@ -9,9 +9,11 @@ For each size a corpus is generated (``bench.generate``, seed 1) and measured:
    nquads``) into a fresh store; peak RSS of the ingest process and store size on disk;
 2. named queries over HTTP: ``benchgraph serve`` against ``oxigraph serve-read-only
    --union-default-graph`` on a copy of the store, answering the same SPARQL text (the
-   parameter inlined as ``VALUES`` for the peer only): latency percentiles with one client,
-   uncached (a distinct parameter value per request) and cached (one value repeated), and
-   throughput with several client threads; and, up to ``--rdflib-max-pages``, against an
+   parameter inlined as ``VALUES`` for the peer only), once benchgraph serve has warmed its
+   parameterless named queries: latency percentiles with one client, uncached (a distinct
+   parameter value per request) and cached (one value repeated), each series within
+   ``--latency-budget`` seconds, and throughput with one client and with several client
+   threads; and, up to ``--rdflib-max-pages``, against an
    rdflib in-memory endpoint over the same quads (``bench.rdflib_endpoint``), uncached
    latency only, a query running past ``--rdflib-timeout`` recorded as a lower bound;
 3. validation (``--validation-sizes``, default the smallest size), on the same store:
@@ -310,6 +312,7 @@ def measure_queries(
     try:
         log_path = work / "benchgraph-serve.log"
         bg_server, bg_url, warmed = start_benchgraph(store, log_path, settings.query_timeout)
+        log(f"  benchgraph serve warmed {warmed['warmed']} named queries in {warmed['seconds']} s")
         servers.append(bg_server)
         ox_server, ox_url = start_oxigraph(peer_store)
         servers.append(ox_server)
@@ -320,6 +323,7 @@ def measure_queries(
             )
             row: dict[str, Any] = {"parameter": param, "distinct_values": len(series) - 1}
             for kind, base in (("benchgraph", bg_url), ("oxigraph", ox_url)):
+                log(f"  {name} on {kind}")
                 target = Target(kind, base, name, texts[name])
 
                 def load(
@@ -343,7 +347,7 @@ def measure_queries(
                         None if slow else stats(repeated(load(clients), settings.repeat))
                     )
             bg, peer = row["benchgraph"], row["oxigraph"]
-            row["same_rows"] = same_rows(bg["uncached"], peer["uncached"])
+            row["same_rows"] = same_rows(bg, peer)
             row["ratio_p50_uncached"] = bg["uncached"]["p50_ms"] / peer["uncached"]["p50_ms"]
             row["ratio_p50_cached"] = bg["cached"]["p50_ms"] / peer["cached"]["p50_ms"]
             for key in ("throughput_1", "throughput"):
@@ -362,11 +366,17 @@ def measure_queries(
     return out, warmed
 
 
-def same_rows(one: dict[str, Any], other: dict[str, Any]) -> bool:
-    """Whether two latency series answered the same numbers of rows, request by request, where
-    both answered (a series may stop early on its time budget; an error answers nothing)."""
-    pairs = zip(one["row_counts"], other["row_counts"], strict=False)
-    return all(a == b for a, b in pairs if a is not None and b is not None)
+def same_rows(one: dict[str, Any], other: dict[str, Any]) -> bool | None:
+    """Whether two servers answered the same numbers of rows, request by request, in their
+    uncached and their cached series, where both answered (a series may stop early on its time
+    budget; an error answers nothing); None when no request was answered by both."""
+    pairs = [
+        (a, b)
+        for series in ("uncached", "cached")
+        for a, b in zip(one[series]["row_counts"], other[series]["row_counts"], strict=False)
+        if a is not None and b is not None
+    ]
+    return all(a == b for a, b in pairs) if pairs else None
 
 
 def measure_rdflib(

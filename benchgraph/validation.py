@@ -18,6 +18,7 @@ page's ``bg:SourceDocument``.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -473,6 +474,9 @@ class StoreReport:
         document = {
             "conforms": self.conforms,
             "pages": len(self.pages),
+            # How many pages each engine validated: the compiled shapes hand pyshacl a page
+            # they cannot be sure of (and every page, when the shapes are beyond them).
+            "engines": dict(sorted(Counter(r.engine for r in self.pages).items())),
             **{s.lower() + "s": self.count(s) for s in SEVERITIES},
             "findings": [f.as_dict() for f in self.findings],
         }

@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from support import REPO
 
@@ -180,6 +181,11 @@ def test_append_measures_queries_only_and_keeps_the_ingest(tmp_path: Path) -> No
     assert len([line for line in text.splitlines() if line.startswith(ingest_row)]) == 1
 
 
-def test_same_rows_compares_where_both_series_answered() -> None:
-    assert same_rows({"row_counts": [3, None, 5]}, {"row_counts": [3, 4]})
-    assert not same_rows({"row_counts": [3, 5]}, {"row_counts": [3, 4, 7]})
+def test_same_rows_compares_where_both_servers_answered() -> None:
+    def server(uncached: list[int | None], cached: list[int | None]) -> dict[str, Any]:
+        return {"uncached": {"row_counts": uncached}, "cached": {"row_counts": cached}}
+
+    assert same_rows(server([3, None, 5], [2]), server([3, 4], [2, 2]))
+    assert not same_rows(server([3, 5], []), server([3, 4, 7], []))
+    assert not same_rows(server([None], [9]), server([4], [8]))  # the cached series too
+    assert same_rows(server([None], []), server([4], [8])) is None  # nothing to compare
