@@ -689,7 +689,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous = out.with_suffix(".json")
     if args.append and previous.exists():  # a later run adds its sizes to the report
         data = json.loads(previous.read_text(encoding="utf-8"))
-        data.setdefault("commands", [data["command"]]).append(command)
+        commands = data.setdefault("commands", [data["command"]])
+        if command not in commands:  # a run repeated replaces its numbers, one line is enough
+            commands.append(command)
         data.setdefault("validations", [data["validation"]] if data.get("validation") else [])
     with tempfile.TemporaryDirectory(prefix="bench-", dir=args.work) as tmp:
         for pages in sizes:
@@ -785,7 +787,9 @@ def merged(sizes: list[dict[str, Any]], measured: dict[str, Any]) -> list[dict[s
     if measured["queries"]:
         new["query_settings"] = measured["query_settings"]
         new["serve_warm"] = measured["serve_warm"]
-    new["commands"] = [*old.get("commands", [old["command"]]), measured["command"]]
+    new["commands"] = list(old.get("commands", [old["command"]]))
+    if measured["command"] not in new["commands"]:
+        new["commands"].append(measured["command"])
     new["date"] = measured["date"]
     return [new if s is old else s for s in sizes]
 
