@@ -386,6 +386,8 @@ def verdicts(data: dict[str, Any]) -> list[str]:
             for n in size["queries"]
             if n in PARAM and not math.isnan(size["queries"][n]["ratio_p50_uncached"])
         ]
+        if not named:  # no query with a parameter was answered by both servers
+            continue
         worst = max(named, key=lambda n: size["queries"][n]["ratio_p50_uncached"])
         ratio = size["queries"][worst]["ratio_p50_uncached"]
         lines.append(

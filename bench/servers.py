@@ -15,6 +15,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -55,14 +56,12 @@ class Server:
 
     def __init__(self, command: list[str], log: Path | None = None) -> None:
         self.log = log
-        errors = log.open("w", encoding="utf-8") if log else subprocess.DEVNULL
-        try:
+        # The child keeps its own copy of the log's file descriptor.
+        opened = log.open("w", encoding="utf-8") if log else nullcontext(subprocess.DEVNULL)
+        with opened as errors:
             self.process = subprocess.Popen(
                 command, stdout=subprocess.PIPE, stderr=errors, text=True, cwd=REPO
             )
-        finally:
-            if log:
-                errors.close()  # type: ignore[union-attr]  # the child keeps its own copy
 
     def stop(self) -> None:
         if self.process.poll() is None:
