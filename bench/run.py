@@ -341,6 +341,7 @@ def measure_queries(
                 # throughput asks the values the uncached series asked: benchgraph answers
                 # them from its cache, the peer computes them again.
                 answered = "cached" if kind == "benchgraph" else "uncached"
+                # Written so that a series with no answer (p50 NaN) counts as slow.
                 slow = not row[kind][answered]["p50_ms"] <= settings.throughput_max_ms
                 for key, clients in (("throughput_1_qps", 1), ("throughput_qps", settings.clients)):
                     row[kind][key] = (

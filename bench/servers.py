@@ -71,6 +71,8 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
 
 
 WARMED = re.compile(r"warmed (\d+) of (\d+) named queries for generation \S+ in ([\d.]+) s")
@@ -102,7 +104,8 @@ def start_benchgraph(
 
 
 def wait_warmed(server: Server, seconds: float) -> dict[str, float]:
-    """Wait until the server's log says it warmed its named queries (or will not warm them)."""
+    """Wait until the server's log says it warmed its named queries (or will not warm them);
+    raise RuntimeError when it says warming failed, or after ``seconds``."""
     assert server.log is not None
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -116,6 +119,10 @@ def wait_warmed(server: Server, seconds: float) -> dict[str, float]:
             }
         if "are not warmed ahead" in text:
             return {"warmed": 0, "of": 0, "seconds": 0.0}
+        if "cannot be warmed now" in text or "warming the named queries failed" in text:
+            raise RuntimeError(
+                f"benchgraph serve could not warm its named queries; see {server.log}"
+            )
         if server.process.poll() is not None:
             raise RuntimeError(f"benchgraph serve stopped while warming; see {server.log}")
         time.sleep(0.5)

@@ -11,10 +11,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from support import REPO
 
 from bench.report import write
 from bench.run import same_rows
+from bench.servers import Server, wait_warmed
 
 QUERIES = {
     "methods-introduced-by-paper",
@@ -189,3 +191,15 @@ def test_same_rows_compares_where_both_servers_answered() -> None:
     assert not same_rows(server([3, 5], []), server([3, 4, 7], []))
     assert not same_rows(server([None], [9]), server([4], [8]))  # the cached series too
     assert same_rows(server([None], []), server([4], [8])) is None  # nothing to compare
+
+
+def test_waiting_for_the_warmer_stops_when_its_log_says_warming_failed(tmp_path: Path) -> None:
+    failing = "import sys, time; sys.stderr.write('named queries cannot be warmed now: x\\n'); "
+    server = Server([sys.executable, "-c", failing + "sys.stderr.flush(); time.sleep(60)"],
+                    tmp_path / "serve.log")  # fmt: skip
+    try:
+        with pytest.raises(RuntimeError, match="could not warm"):
+            wait_warmed(server, 30)
+        assert server.process.poll() is None  # it failed on the log, not on the process ending
+    finally:
+        server.stop()
