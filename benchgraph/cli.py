@@ -39,6 +39,11 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
 
 
+def notice(text: str) -> None:
+    """Tell the user something that is not the command's output (a store being upgraded)."""
+    sys.stderr.write(text + "\n")
+
+
 def store_option(parser: argparse.ArgumentParser) -> None:
     """Add the ``--store`` option every command that opens the store takes."""
     s = settings._BY_NAME["store"]
@@ -109,7 +114,7 @@ def run_ingest(args: argparse.Namespace) -> int:
         if isinstance(outcome, Outcome):
             tally.add(outcome)
     failure: IngestStopped | None = None
-    with open_store(settings.get("store", args.store)) as store:
+    with open_store(settings.get("store", args.store), notify=notice) as store:
         try:
             for done, outcome in enumerate(ingest_files(store, files), start=1):
                 tally.add(outcome)  # pages are not kept: a long ingest stays small
@@ -176,7 +181,7 @@ def run_query(args: argparse.Namespace) -> int:
             raise QueryError(f"--param {item!r}: expected NAME=VALUE")
         values[name] = value
     bindings = named.bind(values)
-    with open_store(settings.get("store", args.store)) as store:
+    with open_store(settings.get("store", args.store), notify=notice) as store:
         try:
             answer = store.query(named.text, bindings)
         except SyntaxError as error:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from benchgraph.cli import EXIT_ERROR, EXIT_OK, show_progress
+from benchgraph.cli import EXIT_ERROR, EXIT_OK, notice, show_progress
 from benchgraph.copy import check_distinct, copy_graphs
 from benchgraph.store import open_store
 
@@ -32,7 +32,10 @@ def run_copy(args: argparse.Namespace) -> int:
     """Handler of ``benchgraph copy``."""
     check_distinct(args.source, args.target)
     bar = show_progress if sys.stderr.isatty() and not args.quiet else None
-    with open_store(args.source, must_exist=True) as source, open_store(args.target) as target:
+    with (
+        open_store(args.source, must_exist=True, notify=notice) as source,
+        open_store(args.target, notify=notice) as target,
+    ):
         copied = copy_graphs(source, target, bar)
     if bar is not None:
         sys.stderr.write("\n")

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from benchgraph import export, settings
-from benchgraph.cli import EXIT_ERROR, EXIT_OK, store_option
+from benchgraph.cli import EXIT_ERROR, EXIT_OK, notice, store_option
 from benchgraph.store import open_store
 
 
@@ -35,7 +35,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def run_export(args: argparse.Namespace) -> int:
     """Handler of ``benchgraph export``."""
     key = export.FORMATS[args.format]
-    with open_store(settings.get("store", args.store), must_exist=True) as store:
+    with open_store(settings.get("store", args.store), must_exist=True, notify=notice) as store:
         if args.out is None:
             store.export(key, sys.stdout.buffer)
             sys.stdout.buffer.flush()

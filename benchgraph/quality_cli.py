@@ -1,8 +1,10 @@
-"""The ``validate`` and ``audit`` commands.
+"""The ``validate``, ``audit`` and ``repair`` commands.
 
 ``benchgraph validate`` exits 0 when the store conforms to the current shapes, 1 when something
 breaks a shape with severity sh:Violation (on a page or across pages), 2 on an error (shapes that
 do not parse, a store that cannot be opened). ``benchgraph audit`` exits 0, or 2 on an error.
+``benchgraph repair`` exits 0 when the merged view is right or was repaired, 1 when ``--check``
+finds it differs, 2 on an error.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import sys
 from datetime import date
 
 from benchgraph import audit, settings, validation
-from benchgraph.cli import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, store_option
+from benchgraph.cli import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, notice, store_option
 from benchgraph.store import open_store
 
 DEFAULT_STALE_DAYS = 180
@@ -69,6 +71,22 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     store_option(audit_)
     audit_.set_defaults(handler=run_audit)
 
+    repair = commands.add_parser(
+        "repair",
+        help="check the merged view against the page graphs, and rebuild what differs",
+        description="Queries see the merged view as their default graph: each distinct triple "
+        "of the page graphs once, kept in step with every write. This compares it with the "
+        "union of the page graphs and adds what is missing and removes what no page states; "
+        "it also builds the view of a store written by an earlier version. "
+        "Exit codes: 0 the view is right (or was repaired); 1 with --check, it differs; "
+        "2 error.",
+    )
+    repair.add_argument(
+        "--check", action="store_true", help="change nothing: only say whether the view differs"
+    )
+    store_option(repair)
+    repair.set_defaults(handler=run_repair)
+
 
 def _days(text: str) -> int:
     if not text.isdigit():
@@ -84,7 +102,7 @@ def _date(text: str) -> date:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    with open_store(settings.get("store", args.store)) as store:
+    with open_store(settings.get("store", args.store), notify=notice) as store:
         try:
             conforms, report = validation.validate_store(
                 store, save=not args.no_save, engine=args.engine
@@ -101,8 +119,23 @@ def run_validate(args: argparse.Namespace) -> int:
     return EXIT_OK if conforms else EXIT_REFUSED
 
 
+def run_repair(args: argparse.Namespace) -> int:
+    with open_store(settings.get("store", args.store), notify=notice) as store:
+        check = store.check_view()
+        if check.exact or args.check:
+            print(check.text())
+            return EXIT_OK if check.exact else EXIT_REFUSED
+        store.repair_view(check)
+        after = store.check_view()
+    print(
+        f"repaired the merged view: added {len(check.missing)} triples stated by pages, "
+        f"removed {len(check.extra)} stated by none; {after.text()}"
+    )
+    return EXIT_OK if after.exact else EXIT_ERROR
+
+
 def run_audit(args: argparse.Namespace) -> int:
-    with open_store(settings.get("store", args.store)) as store:
+    with open_store(settings.get("store", args.store), notify=notice) as store:
         result = audit.run_audit(store, args.stale_days, args.as_of)
     if args.format == "json":
         sys.stdout.write(result.as_json())

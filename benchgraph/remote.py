@@ -2,13 +2,28 @@
 
 Queries go to the query endpoint through SPARQLWrapper; writes go to the update endpoint as
 SPARQL 1.1 Update; a graph is read from the Graph Store endpoint when there is one (else with a
-CONSTRUCT). The server must answer queries over the union of its named graphs as its default
-graph (``oxigraph serve --union-default-graph``); opening the store checks that it does.
+CONSTRUCT).
+
+Where the merged view lives depends on the server, and is read from it:
+
+- A server in its plain configuration (``oxigraph serve``, Fuseki) has a default graph of its
+  own: the view is that default graph, as in the embedded store. Queries go as they are, and a
+  client that queries the server directly sees the same default graph as benchgraph's users.
+- A server whose default graph is the union of all its graphs (``oxigraph serve
+  --union-default-graph``, Virtuoso, GraphDB) cannot hold it there: the view is the named graph
+  :data:`benchgraph.graphs.VIEW`, and a query without a dataset of its own is sent naming it as
+  its default graph (``default-graph-uri``). Such a dataset holds no named graph unless it names
+  them too, so a query that says ``GRAPH`` also names every graph of the store
+  (``named-graph-uri``): one more request, and a request that grows with the pages.
+
+The server's kind is read from the data once the store holds a page (its default graph shows a
+validation report only if it is the union), and by a probe (a triple written into a scratch
+graph and looked for in the default graph) at the first write into an empty store.
 
 The guarantees are the embedded store's:
 
-- A page's graphs are replaced in one update request (``DROP SILENT GRAPH`` + ``INSERT DATA``),
-  which a SPARQL server runs as one transaction.
+- A page's graphs are replaced in one update request (the view's withdrawal, ``DROP SILENT
+  GRAPH`` + ``INSERT DATA``), which a SPARQL server runs as one transaction.
 - A page whose update would exceed ``store_request_bytes`` is sent in bounded requests into a
   staging graph, then moved into place by one last request, so it is still replaced at once.
   A writer that stops mid-way leaves a staging graph (``urn:benchgraph:staging:…``), never a
@@ -42,16 +57,20 @@ import pyoxigraph as ox
 from SPARQLWrapper import JSON, POST, POSTDIRECTLY, TURTLE, URLENCODED, SPARQLWrapper
 from SPARQLWrapper.SPARQLExceptions import SPARQLWrapperException
 
-from benchgraph import queries, settings
-from benchgraph.sparqltext import query_form, substitute
+from benchgraph import export, graphs, queries, settings
+from benchgraph.sparqltext import keywords, query_form, substitute
 from benchgraph.store import (
-    STAGING_PREFIX,
     Answer,
+    Notify,
+    OutdatedStore,
     Store,
     StoreError,
     Term,
+    in_view,
     replacement,
     statement,
+    upgrade_notice,
+    withdrawal,
 )
 
 T = TypeVar("T")
@@ -100,7 +119,10 @@ class Endpoints:
 
 
 class RemoteStore(Store):
-    """The SPARQL server whose query endpoint is ``endpoints.query``."""
+    """The SPARQL server whose query endpoint is ``endpoints.query``. With ``check``, opening
+    it checks how the server reads datasets, and builds the merged view of a store written by
+    an earlier benchgraph (``notify`` is told), or refuses it with OutdatedStore when
+    ``read_only``."""
 
     def __init__(
         self,
@@ -112,6 +134,8 @@ class RemoteStore(Store):
         retries: int = 3,
         request_bytes: int = 8 * 1024 * 1024,
         check: bool = True,
+        read_only: bool = False,
+        notify: Notify | None = None,
     ) -> None:
         self.endpoints = endpoints
         self.location = endpoints.query
@@ -121,11 +145,15 @@ class RemoteStore(Store):
         self.request_bytes = request_bytes
         self.backoff = 0.5  # seconds before the first retry; doubled for each next one
         self._staging_cleaned = False
+        self._view: str | None = None  # where the view lives, once known (see the module)
+        self._view_known = False
         if check:
-            self._check_union()
+            self._check_layout(read_only, notify)
 
     @classmethod
-    def from_settings(cls, url: str) -> RemoteStore:
+    def from_settings(
+        cls, url: str, *, read_only: bool = False, notify: Notify | None = None
+    ) -> RemoteStore:
         """The store at ``url`` with the remote settings from the environment."""
         values = settings.resolve(SETTINGS)
         return cls(
@@ -135,6 +163,8 @@ class RemoteStore(Store):
             timeout=float(values["store_timeout"]),
             retries=int(values["store_retries"]),
             request_bytes=int(values["store_request_bytes"]),
+            read_only=read_only,
+            notify=notify,
         )
 
     def with_timeout(self, timeout: float) -> RemoteStore:
@@ -155,12 +185,14 @@ class RemoteStore(Store):
         *,
         default_graph: Sequence[str] | None = None,
         named_graphs: Sequence[str] | None = None,
-        union: bool = True,
         base_iri: str | None = None,
     ) -> Answer:
-        # The server's default graph is the union (checked at open); ``union`` has no other
-        # meaning here. Bindings become terms in the text: the protocol has no parameters.
+        # Bindings become terms in the text: the protocol has no parameters. A query without a
+        # dataset of its own is given the one that makes the view its default graph; an empty
+        # ``default_graph`` sends no dataset (the server's own default graph).
         text = substitute(sparql, bindings or {})
+        if default_graph is None and named_graphs is None:
+            default_graph, named_graphs = self._dataset(text)
         if base_iri:
             text = f"BASE <{base_iri}>\n{text}"
         wrapper = self._wrapper()
@@ -191,11 +223,23 @@ class RemoteStore(Store):
                 f"{self.endpoints.query} sent an answer that cannot be read ({media}): {error}"
             ) from None
 
+    def _dataset(self, text: str) -> tuple[Sequence[str], Sequence[str] | None]:
+        """The dataset a query without one of its own is sent with (see the module)."""
+        view = self._layout(writing=False)
+        if view is None:
+            return (), None
+        words = keywords(text)
+        if "FROM" in words:  # its own dataset: the protocol's would replace it
+            return (), None
+        return (view,), (self.named_graphs() if "GRAPH" in words else None)
+
     def graph_triples(self, graph: str | None) -> Iterator[ox.Triple]:
-        if graph is None:  # the default graph is the union here: there is no other
-            return iter(())
+        if graph is None:
+            return export.view_triples(self)
         if self.endpoints.graph_store is None:
-            answer = self.query(queries.internal("graph-triples"), {"graph": ox.NamedNode(graph)})
+            answer = self.query(
+                queries.internal("graph-triples"), {"graph": ox.NamedNode(graph)}, default_graph=()
+            )
             assert isinstance(answer, ox.QueryTriples)
             return iter(answer)
         url = f"{self.endpoints.graph_store}?{urllib.parse.urlencode({'graph': graph})}"
@@ -209,16 +253,19 @@ class RemoteStore(Store):
         return (quad.triple for quad in ox.parse(body, ox.RdfFormat.N_TRIPLES))
 
     def named_graphs(self) -> list[str]:
-        answer = self.query(queries.internal("named-graphs"))
+        answer = self.query(queries.internal("named-graphs"), default_graph=())
         assert isinstance(answer, ox.QuerySolutions)
         names = (row["graph"] for row in answer)
         return sorted(
-            n.value
-            for n in names
-            if isinstance(n, ox.NamedNode) and not n.value.startswith(STAGING_PREFIX)
+            n.value for n in names if isinstance(n, ox.NamedNode) and not graphs.is_hidden(n.value)
         )
 
     def quads(self) -> Iterator[ox.Quad]:
+        yield from self._named_quads()
+        for triple in export.view_triples(self):
+            yield ox.Quad(triple.subject, triple.predicate, triple.object, ox.DefaultGraph())
+
+    def _named_quads(self) -> Iterator[ox.Quad]:
         wrapper = self._wrapper()
         wrapper.queryString = queries.internal("quads")
         wrapper.queryType = "SELECT"
@@ -226,7 +273,7 @@ class RemoteStore(Store):
         response = self._attempts(
             "reading every quad", self.endpoints.query, lambda: wrapper.query().response
         )
-        return self._streamed_quads(response)
+        yield from self._streamed_quads(response)
 
     def _streamed_quads(self, response: IO[bytes]) -> Iterator[ox.Quad]:
         try:
@@ -235,7 +282,7 @@ class RemoteStore(Store):
                 assert isinstance(rows, ox.QuerySolutions)
                 for row in rows:
                     s, p, o, g = row["s"], row["p"], row["o"], row["graph"]
-                    if isinstance(g, ox.NamedNode) and not g.value.startswith(STAGING_PREFIX):
+                    if isinstance(g, ox.NamedNode) and not graphs.is_hidden(g.value):
                         yield ox.Quad(s, p, o, g)
         except (OSError, SyntaxError, http.client.HTTPException) as error:
             raise StoreError(
@@ -244,47 +291,51 @@ class RemoteStore(Store):
 
     # Writing
 
-    def replace_graphs(self, graphs: Mapping[str, Iterable[ox.Triple]]) -> None:
+    def replace_graphs(self, contents: Mapping[str, Iterable[ox.Triple]]) -> None:
         self._remove_stale_staging()
-        lines = {graph: [statement(t) for t in triples] for graph, triples in graphs.items()}
-        update = replacement(lines)
-        names = ", ".join(f"<{graph}>" for graph in graphs)
+        lines = {graph: [statement(t) for t in triples] for graph, triples in contents.items()}
+        update = replacement(lines, self.view)
+        names = ", ".join(f"<{graph}>" for graph in lines)
         if len(update.encode("utf-8")) <= self.request_bytes:
-            self._update(f"replacing graph {names}", update)
+            self.update(f"replacing graph {names}", update)
         else:
             self._replace_staged(lines, names)
-
-    def remove_graph(self, graph: str) -> None:
-        self._update(f"removing graph <{graph}>", f"DROP SILENT GRAPH <{graph}>")
 
     def _replace_staged(self, lines: Mapping[str, list[str]], names: str) -> None:
         """Replace the graphs of ``lines`` through staging graphs filled in bounded requests,
         then moved into place by one request; check the sizes after."""
-        stamp = f"{STAGING_PREFIX}{int(time.time())}:{uuid.uuid4().hex}:"
+        stamp = f"{graphs.STAGING}{int(time.time())}:{uuid.uuid4().hex}:"
         staging = {graph: f"{stamp}{i}" for i, graph in enumerate(lines)}
         try:
             for graph, graph_lines in lines.items():
                 budget = self.request_bytes - len(staging[graph]) - 64  # room for the update around
                 for n, chunk in enumerate(_chunks(graph_lines, budget), start=1):
                     body = "\n".join(chunk)
-                    self._update(
+                    self.update(
                         f"staging part {n} of graph <{graph}>",
                         f"INSERT DATA {{ GRAPH <{staging[graph]}> {{\n{body}\n}} }}",
                     )
             moves = []
             for graph, stage in staging.items():
+                if graphs.is_page(graph):
+                    moves.append(withdrawal(graph, self.view, unless_gone=stage))
                 moves += [
                     f"DELETE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }} WHERE {{ GRAPH <{graph}> "
                     f"{{ ?s ?p ?o }} FILTER EXISTS {{ GRAPH <{stage}> {{ ?a ?b ?c }} }} }}",
                     f"INSERT {{ GRAPH <{graph}> {{ ?s ?p ?o }} }} "
                     f"WHERE {{ GRAPH <{stage}> {{ ?s ?p ?o }} }}",
-                    f"DROP SILENT GRAPH <{stage}>",
                 ]
-            self._update(f"moving the staged graph {names} into place", " ;\n".join(moves))
+                if graphs.is_page(graph):
+                    moves.append(
+                        f"INSERT {{ {in_view('?s ?p ?o', self.view)} }} "
+                        f"WHERE {{ GRAPH <{stage}> {{ ?s ?p ?o }} }}"
+                    )
+                moves.append(f"DROP SILENT GRAPH <{stage}>")
+            self.update(f"moving the staged graph {names} into place", " ;\n".join(moves))
         except StoreError:
             for stage in staging.values():  # best effort: an old one is removed later anyway
                 try:
-                    self._update("removing a staging graph", f"DROP SILENT GRAPH <{stage}>")
+                    self.update("removing a staging graph", f"DROP SILENT GRAPH <{stage}>")
                 except StoreError:
                     break
             raise
@@ -302,21 +353,23 @@ class RemoteStore(Store):
         if self._staging_cleaned:
             return
         self._staging_cleaned = True
-        answer = self.query(queries.internal("staging-graphs"))
+        answer = self.query(
+            queries.internal("staging-graphs"), {"staging": ox.Literal(graphs.STAGING)}
+        )
         assert isinstance(answer, ox.QuerySolutions)
         now = time.time()
         for row in answer:
             name = row["graph"]
             if not isinstance(name, ox.NamedNode):
                 continue
-            stamp = name.value[len(STAGING_PREFIX) :].split(":", 1)[0]
+            stamp = name.value[len(graphs.STAGING) :].split(":", 1)[0]
             if not stamp.isdigit() or now - int(stamp) > _STALE_STAGING_SECONDS:
                 self.remove_graph(name.value)
 
-    def _update(self, what: str, update: str) -> None:
+    def update(self, what: str, text: str) -> None:
         wrapper = self._wrapper()
         wrapper.setRequestMethod(POSTDIRECTLY)
-        wrapper.queryString = update
+        wrapper.queryString = text
         wrapper.queryType = "INSERT"  # an update, whatever its first word
         self._send(what, self.endpoints.update, wrapper)
 
@@ -390,23 +443,77 @@ class RemoteStore(Store):
             time.sleep(self.backoff * 2 ** (n - 1))
         raise AssertionError("unreachable")
 
-    def _check_union(self) -> None:
-        """Raise StoreError unless the server answers queries over the union of its graphs."""
-        answer = self.query(queries.internal("one-quad"))
-        assert isinstance(answer, ox.QuerySolutions)
-        for row in answer:
-            found = self.query(
-                queries.internal("in-default-graph"),
-                {"s": row["s"], "p": row["p"], "o": row["o"]},
-            )
-            assert isinstance(found, ox.QuerySolutions)
-            if next(iter(found), None) is None:
+    @property
+    def view(self) -> str | None:
+        """Where the merged view lives (None: the server's default graph), found out now if need
+        be: a write must know."""
+        return self._layout(writing=True)
+
+    def _layout(self, *, writing: bool) -> str | None:
+        """Where the view lives: read from the data once the store holds a page, else (when
+        ``writing``) probed; unknown (None, and asked again next time) while the store is empty
+        and only read."""
+        if self._view_known:
+            return self._view
+        if self.has_pages():
+            union = self.finds("report-in-default-graph", default_graph=())
+        elif writing:
+            union = self._probe_union()
+        else:
+            return None
+        self._view = graphs.VIEW if union else None
+        self._view_known = True
+        return self._view
+
+    def _probe_union(self) -> bool:
+        """Whether the server's default graph is the union of its graphs: a triple written into
+        a scratch graph (a staging graph, so one left behind is cleared like them) is looked for
+        in the default graph."""
+        probe = f"{graphs.STAGING}{int(time.time())}:probe:{uuid.uuid4().hex}"
+        self.update(
+            "probing its default graph",
+            f'INSERT DATA {{ GRAPH <{probe}> {{ <{probe}> <{probe}> "probe" }} }}',
+        )
+        try:
+            return self.finds("in-default-graph", {"s": ox.NamedNode(probe)}, default_graph=())
+        finally:
+            self.update("removing the probe graph", f"DROP SILENT GRAPH <{probe}>")
+
+    def _check_layout(self, read_only: bool, notify: Notify | None) -> None:
+        """Check that the server reads datasets as benchgraph sends them, and that the merged
+        view is built (building it, in one request, for a store of the earlier layout).
+
+        Raises StoreError naming what the server does differently, OutdatedStore for a store
+        of the earlier layout opened ``read_only``."""
+        if not self.has_pages():
+            return  # nothing stored yet: where the view goes is found at the first write
+        view = self._layout(writing=False)
+        if view is None:
+            built = self.finds("any-triple", default_graph=())
+        else:
+            if self.finds("any-triple", default_graph=("urn:benchgraph:no-such-graph",)):
                 raise StoreError(
-                    f"{self.endpoints.query} does not query the union of its named graphs as "
-                    "its default graph, which benchgraph needs: start Oxigraph with "
-                    "`oxigraph serve --union-default-graph` (Fuseki: tdb2:unionDefaultGraph "
-                    "true; Virtuoso and GraphDB do so by default)"
+                    f"{self.endpoints.query} ignores default-graph-uri (a query over a graph "
+                    "that does not exist found triples): its default graph is the union of its "
+                    "graphs, so benchgraph must name the merged view as the default graph"
                 )
+            built = self.finds("graph-has-triples", {"graph": ox.NamedNode(view)}, default_graph=())
+        if built:
+            return
+        if read_only:
+            raise OutdatedStore(
+                f"the store at {self.location} was written by an earlier version of benchgraph "
+                "and its merged view is not built yet; upgrade it once with `benchgraph repair "
+                f"--store {self.location}` (any command that writes, such as ingest, does it too)"
+            )
+        count = len([g for g in self.named_graphs() if graphs.is_page(g)])
+        if notify is not None:
+            notify(upgrade_notice(self.location, count))
+        self.update(
+            "building the merged view",
+            f"INSERT {{ {in_view('?s ?p ?o', view)} }} WHERE {{ GRAPH ?g {{ ?s ?p ?o }} "
+            f'FILTER (STRSTARTS(STR(?g), "{graphs.PAGES}")) }}',
+        )
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,12 @@ def query_form(text: str) -> str | None:
     return None
 
 
+def keywords(text: str) -> set[str]:
+    """The words of the query ``text`` outside strings, IRIs and comments, upper-cased (whether
+    it says GRAPH or FROM, say)."""
+    return {token.text.upper() for token in tokens(text) if token.kind == "name"}
+
+
 def substitute(text: str, bindings: Mapping[str, Term]) -> str:
     """The query ``text`` with each variable named in ``bindings`` replaced by its term.
 

@@ -25,25 +25,22 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import quote
 
 import pyoxigraph as ox
 import rdflib
-from rdflib import RDF, BNode, URIRef
+from rdflib import RDF, RDFS, BNode, URIRef
 from rdflib.collection import Collection
 from rdflib.term import Node
 
-from benchgraph import queries, resources, shacl, terms
+from benchgraph import graphs, queries, resources, shacl, terms
 from benchgraph import vocab as V
-from benchgraph.store import Store
+from benchgraph.store import Store, ViewCheck
 
 if TYPE_CHECKING:
     from rdflib.plugins.sparql.sparql import Query
 
 SH = rdflib.Namespace("http://www.w3.org/ns/shacl#")
 BGSH = "https://w3id.org/benchgraph/shapes#"
-PAGE_GRAPHS = V.ID + "graph/"
-REPORT_GRAPHS = V.ID + "report/"
 SEVERITIES = ("Violation", "Warning", "Info")
 PREFIXES = {**V.PREFIXES, "bgsh": BGSH, "sh": str(SH), "qudt": "http://qudt.org/schema/qudt/"}
 _KINDS = {
@@ -433,23 +430,18 @@ def validate_triples(
     return validate_graph(data_graph(triples), page, shapes)
 
 
-def report_graph(page_graph: str) -> str:
-    """Name of the graph that holds the validation report of the graph ``page_graph``."""
-    if page_graph.startswith(PAGE_GRAPHS):
-        return REPORT_GRAPHS + page_graph[len(PAGE_GRAPHS) :]
-    return REPORT_GRAPHS + "other/" + quote(page_graph, safe="")
-
-
 # ---------------------------------------------------------------------------------------------
 # The whole store
 
 
 @dataclass
 class StoreReport:
-    """The result of re-validating a store: one report per page and the cross-page findings."""
+    """The result of re-validating a store: one report per page, the cross-page findings, and
+    whether the merged view equals the union of the page graphs."""
 
     pages: list[Report]
     cross_page: list[Finding]
+    view: ViewCheck = field(default_factory=lambda: ViewCheck((), ()))
 
     @property
     def findings(self) -> list[Finding]:
@@ -457,7 +449,7 @@ class StoreReport:
 
     @property
     def conforms(self) -> bool:
-        return not any(f.severity == "Violation" for f in self.findings)
+        return self.view.exact and not any(f.severity == "Violation" for f in self.findings)
 
     def count(self, severity: str) -> int:
         return sum(1 for f in self.findings if f.severity == severity)
@@ -468,7 +460,8 @@ class StoreReport:
         return f"{len(self.pages)} pages and the cross-page checks validated: {counts}; {verdict}"
 
     def text(self) -> str:
-        return "".join(f.text() + "\n" for f in self.findings) + self.summary() + "\n"
+        view = "" if self.view.exact else f"store: {self.view.text()}\n"
+        return "".join(f.text() + "\n" for f in self.findings) + view + self.summary() + "\n"
 
     def as_json(self) -> str:
         document = {
@@ -479,6 +472,11 @@ class StoreReport:
             "engines": dict(sorted(Counter(r.engine for r in self.pages).items())),
             **{s.lower() + "s": self.count(s) for s in SEVERITIES},
             "findings": [f.as_dict() for f in self.findings],
+            "view": {
+                "exact": self.view.exact,
+                "missing": len(self.view.missing),
+                "extra": len(self.view.extra),
+            },
         }
         return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
@@ -490,6 +488,8 @@ class StoreReport:
         report = BNode()
         graph.add((report, RDF.type, SH.ValidationReport))
         graph.add((report, SH.conforms, rdflib.Literal(self.conforms)))
+        if not self.view.exact:
+            graph.add((report, RDFS.comment, rdflib.Literal(self.view.text())))
         for page in self.pages:
             nodes = {t.subject for t in page.report if t.object == _REPORT_CLASS}
             for t in page.report:
@@ -548,13 +548,10 @@ def cross_page_findings(store: Store, shapes: rdflib.Graph | None = None) -> lis
     return findings
 
 
-def page_graphs(store: Store) -> list[str | None]:
-    """The graphs to validate: every named graph but the reports, and the default graph if it
-    holds anything (None)."""
-    graphs: list[str | None] = [g for g in store.named_graphs() if not g.startswith(REPORT_GRAPHS)]
-    if next(store.graph_triples(None), None) is not None:
-        graphs.append(None)
-    return graphs
+def page_graphs(store: Store) -> list[str]:
+    """The graphs to validate: every named graph but the reports (the merged view only repeats
+    what they state)."""
+    return [g for g in store.named_graphs() if not g.startswith(graphs.REPORTS)]
 
 
 def validate_store(
@@ -562,7 +559,8 @@ def validate_store(
 ) -> tuple[bool, StoreReport]:
     """Re-validate every page of ``store`` against the current shapes, one page at a time, and
     run the cross-page checks. With ``save``, each page's report replaces its stored report
-    and reports of pages no longer in the store are removed.
+    and reports of pages no longer in the store are removed. The merged view is compared with
+    the union of the page graphs; a difference is a failure to conform.
 
     Returns ``(conforms, report)``. Raises ShapesError, QueryError or StoreError.
     """
@@ -575,13 +573,13 @@ def validate_store(
         page, source = _page_name(triples, graph)
         _, report = validate_triples(triples, page, shapes, engine)
         reports.append(report)
-        if save and graph is not None:
-            name = report_graph(graph)
+        if save:
+            name = graphs.report(graph)
             kept.add(name)
             store.replace_graphs({name: report.triples(name, source, when)})
     if save:
         for stale in store.named_graphs():
-            if stale.startswith(REPORT_GRAPHS) and stale not in kept:
+            if stale.startswith(graphs.REPORTS) and stale not in kept:
                 store.remove_graph(stale)
-    result = StoreReport(reports, cross_page_findings(store, shapes))
+    result = StoreReport(reports, cross_page_findings(store, shapes), store.check_view())
     return result.conforms, result

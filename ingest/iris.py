@@ -11,6 +11,7 @@ import json
 import re
 from urllib.parse import quote
 
+from benchgraph import graphs
 from benchgraph.vocab import ID
 from ingest.names import normalise
 from ingest.records import Benchmark, Configuration, PaperRef
@@ -99,4 +100,4 @@ def source(key: str) -> str:
 
 def graph(key: str) -> str:
     """Name of the named graph that holds one source page."""
-    return f"{ID}graph/{quote(key, safe='/-')}"
+    return graphs.page(key)

@@ -20,7 +20,7 @@ from typing import Literal
 
 import pyoxigraph as ox
 
-from benchgraph import validation
+from benchgraph import graphs, validation
 from benchgraph.store import Store, StoreError
 from ingest import iris, radar, sota2
 from ingest.mapper import map_page
@@ -120,14 +120,14 @@ def prepare(
         conforms, report = validation.validate_triples(triples, origin)
         if not conforms:
             return Outcome(origin, "refused", report.refusal())
-        report_graph = validation.report_graph(graph)
-        graphs = {graph: triples, report_graph: report.triples(report_graph, source, when)}
+        report_graph = graphs.report(graph)
+        contents = {graph: triples, report_graph: report.triples(report_graph, source, when)}
     except PageError as error:
         return Outcome(origin, "refused", str(error))
     except validation.ShapesError as error:
         return Outcome(origin, "unreadable", f"{origin}: cannot validate: {error}")
     outcome = Outcome(origin, "loaded", "", len(page.results), graph, report.findings)
-    return Write(graphs, outcome)
+    return Write(contents, outcome)
 
 
 def ingest_file(store: Store, path: Path, now: str | None = None) -> Outcome:

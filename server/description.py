@@ -1,7 +1,7 @@
 """The SPARQL 1.1 Service Description of the endpoint, as RDF triples.
 
-It names the endpoint, the query language, every result format of the media table, the
-union-default-graph feature, and the default dataset with one named graph per store graph.
+It names the endpoint, the query language, every result format of the media table, and the
+default dataset: the merged view as default graph, and one named graph per store graph.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from server import media
 SD = "http://www.w3.org/ns/sparql-service-description#"
 
 
-def triples(endpoint: str, graphs: list[str]) -> list[ox.Triple]:
-    """The description of the endpoint at ``endpoint`` serving ``graphs``."""
+def triples(endpoint: str, names: list[str]) -> list[ox.Triple]:
+    """The description of the endpoint at ``endpoint`` serving the named graphs ``names``."""
     service = ox.NamedNode(endpoint)
     dataset, default = ox.BlankNode(), ox.BlankNode()
     out: list[ox.Triple] = []
@@ -27,7 +27,6 @@ def triples(endpoint: str, graphs: list[str]) -> list[ox.Triple]:
     add(service, V.type_, ox.NamedNode(SD + "Service"))
     add(service, SD + "endpoint", service)
     add(service, SD + "supportedLanguage", ox.NamedNode(SD + "SPARQL11Query"))
-    add(service, SD + "feature", ox.NamedNode(SD + "UnionDefaultGraph"))
     add(service, V.title, ox.Literal(f"benchgraph {__version__} SPARQL endpoint (read-only)"))
     for m in media.TABLE:
         if m.w3c:
@@ -36,8 +35,15 @@ def triples(endpoint: str, graphs: list[str]) -> list[ox.Triple]:
     add(dataset, V.type_, ox.NamedNode(SD + "Dataset"))
     add(dataset, SD + "defaultGraph", default)
     add(default, V.type_, ox.NamedNode(SD + "Graph"))
-    add(default, V.comment, ox.Literal("The union of all named graphs."))
-    for graph in graphs:
+    add(
+        default,
+        V.comment,
+        ox.Literal(
+            "The merged view: each distinct triple of the page graphs once (validation reports "
+            "are not in it). GRAPH reaches each page's own statements, and its report."
+        ),
+    )
+    for graph in names:
         named = ox.BlankNode()
         add(dataset, SD + "namedGraph", named)
         add(named, V.type_, ox.NamedNode(SD + "NamedGraph"))

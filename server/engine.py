@@ -36,8 +36,8 @@ Term = ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple
 
 @dataclass(frozen=True)
 class Job:
-    """One query to run. ``default_graph``/``named_graphs`` None: the query's own dataset, or
-    with ``union`` the union of all graphs as default graph."""
+    """One query to run. ``default_graph``/``named_graphs`` None: the store's merged view as
+    default graph, every named graph reachable with GRAPH."""
 
     query: str
     results_format: str | None  # media key for SELECT/ASK answers, None: none acceptable
@@ -46,7 +46,6 @@ class Job:
     substitutions: Mapping[str, Term] = field(default_factory=dict)
     default_graph: tuple[str, ...] | None = None
     named_graphs: tuple[str, ...] | None = None
-    union: bool = True
     base_iri: str | None = None
     # A client's own SPARQL (not one of the server's queries): under load it may be stopped
     # after its share of a worker to make room for waiting requests (server.workers).
@@ -143,7 +142,6 @@ def execute(store: Store, job: Job) -> Answer | Failure:
             dict(job.substitutions),
             default_graph=job.default_graph,
             named_graphs=job.named_graphs,
-            union=job.union,
             base_iri=job.base_iri,
         )
         if isinstance(answer, ox.QueryTriples):

@@ -3,8 +3,8 @@
 - ``GET /sparql?query=…``, ``POST`` as ``application/x-www-form-urlencoded`` (``query=…``) or
   as ``application/sparql-query`` (the body is the query); ``default-graph-uri`` and
   ``named-graph-uri`` (repeatable) set the dataset and must name graphs of the store, as must
-  the query's ``FROM`` / ``FROM NAMED``. Without any, the default graph is the union of all
-  graphs and every graph is a named graph.
+  the query's ``FROM`` / ``FROM NAMED``. Without any, the default graph is the merged view
+  (each triple of the page graphs once) and every page and report graph is a named graph.
 - The answer's format follows ``format`` (a media type or a short name, for browsers), else the
   ``Accept`` header; 406 when nothing acceptable fits the answer.
 - ``GET /sparql`` without a query answers the Service Description (HTML for browsers: a query
@@ -113,7 +113,6 @@ def _dataset(params: Protocol, inspection: guard.Inspection, backend: Backend) -
         return {
             "default_graph": tuple(params.default_graphs),
             "named_graphs": tuple(params.named_graphs),
-            "union": False,
         }
     if inspection.has_dataset:
         _check_graphs(inspection.from_graphs, known, "FROM")
@@ -121,9 +120,8 @@ def _dataset(params: Protocol, inspection: guard.Inspection, backend: Backend) -
         return {
             "default_graph": inspection.from_graphs,
             "named_graphs": inspection.from_named_graphs,
-            "union": False,
         }
-    return {"union": True}
+    return {}
 
 
 @blueprint.route("/sparql", methods=["GET", "POST"])

@@ -1,9 +1,9 @@
 """The dataset describing itself: VoID and DCAT triples, built from figures the store gives.
 
-The figures (distinct triples, entities, entities per class, triples per named graph, the last
-ingest time) come from the queries in ``queries/internal/void-*.rq``; this module only arranges
-them as a ``void:Dataset`` / ``dcat:Dataset`` with its class partitions, its named graphs as
-subsets, the SPARQL endpoint and the dumps as distributions.
+The figures (the triples of the merged view, entities, entities per class, triples per named
+graph, the last ingest time) come from the queries in ``queries/internal/void-*.rq``; this module
+only arranges them as a ``void:Dataset`` / ``dcat:Dataset`` with its class partitions, its named
+graphs as subsets, the SPARQL endpoint and the dumps as distributions.
 """
 
 from __future__ import annotations

@@ -16,6 +16,8 @@ import pyoxigraph as ox
 import rdflib
 from support import REPO
 
+from benchgraph import graphs
+
 
 def _server_fixtures() -> ModuleType:
     """The server tests' helpers (``build_store``, ``Live``, ``fetch``), loaded by path: the
@@ -86,9 +88,14 @@ def raw_get(url: str, **headers: str) -> RawReply:
         connection.close()
 
 
-def union_graph(location: Path) -> rdflib.Graph:
-    """The union of a store's graphs as an rdflib graph (each triple once)."""
+def page_union_graph(location: Path) -> rdflib.Graph:
+    """The union of a store's page graphs (not its reports) as an rdflib graph, each triple
+    once: what the merged view must hold, read from the page graphs themselves."""
     store = ox.Store.read_only(str(location))
-    triples = {q.triple for q in store}
+    triples = {
+        q.triple
+        for q in store
+        if isinstance(q.graph_name, ox.NamedNode) and graphs.is_page(q.graph_name.value)
+    }
     body = ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES) or b""
     return rdflib.Graph().parse(data=body, format="nt")

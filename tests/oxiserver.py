@@ -19,6 +19,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 OXIGRAPH = shutil.which("oxigraph") or str(Path(sys.executable).parent / "oxigraph")
 
@@ -41,14 +42,14 @@ def update(base: str, text: str) -> None:
 
 
 class OxigraphServer:
-    """``oxigraph serve`` on a loopback port, its data in ``folder`` (kept across restarts),
-    with the union of the named graphs as its default graph."""
+    """``oxigraph serve`` on a loopback port, its data in ``folder`` (kept across restarts), in
+    its plain configuration unless ``options`` add flags (``--union-default-graph``, say)."""
 
     def __init__(
-        self, folder: Path, port: int | None = None, options: tuple[str, ...] | None = None
+        self, folder: Path, port: int | None = None, options: tuple[str, ...] = ()
     ) -> None:
         self.folder = folder
-        self.options = ("--union-default-graph",) if options is None else options
+        self.options = options
         self.port = port or free_port()
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -113,6 +114,7 @@ class Faults:
     fail_updates_from: int = 0  # from the Nth update on (1-based), answer ``status``
     fail_updates_count: int = 0  # ... this many times (0: forever)
     status: int = 503
+    strip_dataset: bool = False  # drop default-graph-uri, named-graph-uri (a server ignoring them)
     updates_seen: int = 0
     failed: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -184,8 +186,13 @@ class FaultProxy:
         host, port = urllib.parse.urlsplit(self.target).netloc.split(":")
         connection = http.client.HTTPConnection(host, int(port), timeout=60)
         headers = {k: v for k, v in handler.headers.items() if k.lower() != "authorization"}
+        path = handler.path
+        if self.faults.strip_dataset:
+            path, body = _without_dataset(path), _without_dataset(body)
+            if body is not None:
+                headers = {k: v for k, v in headers.items() if k.lower() != "content-length"}
         try:
-            connection.request(handler.command, handler.path, body, headers)
+            connection.request(handler.command, path, body, headers)
             answer = connection.getresponse()
             data = answer.read()
         except OSError:
@@ -203,6 +210,21 @@ class FaultProxy:
         handler.end_headers()
         with contextlib.suppress(OSError):
             handler.wfile.write(data)
+
+
+def _without_dataset(data: str | bytes | None) -> Any:
+    """A query string or form body without its default-graph-uri and named-graph-uri fields."""
+    if data is None:
+        return None
+    text = data.decode() if isinstance(data, bytes) else data
+    path, mark, query = text.rpartition("?") if "?" in text else ("", "", text)
+    kept = [
+        field
+        for field in query.split("&")
+        if not field.startswith(("default-graph-uri=", "named-graph-uri="))
+    ]
+    out = f"{path}{mark}{'&'.join(kept)}"
+    return out.encode() if isinstance(data, bytes) else out
 
 
 def shared_server() -> str | None:

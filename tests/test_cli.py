@@ -46,8 +46,8 @@ def test_a_changed_page_replaces_its_graph(store_dir: Path, tmp_path: Path) -> N
     changed.write_text(LAION.read_text().replace("Data updated: 2026-", "Data updated: 2027-"))
     assert run_cli("ingest", str(changed), store=store_dir).returncode == 0
     after = quads(store_dir)
-    graphs = {q.graph_name.value for q in after}
-    assert graphs == {q.graph_name.value for q in before}
+    graphs = {str(q.graph_name) for q in after}
+    assert graphs == {str(q.graph_name) for q in before}
     assert len(after) == len(before)  # replaced, not added: only the dates differ
     assert {q.object.value for q in after} - {q.object.value for q in before}
 

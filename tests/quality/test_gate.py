@@ -11,7 +11,7 @@ import pyoxigraph as ox
 import pytest
 from support import EXAMPLES, REPO, Index, run_cli
 
-from benchgraph import validation
+from benchgraph import graphs, validation
 from benchgraph import vocab as V
 from benchgraph.store import EmbeddedStore, Store
 from ingest import loader
@@ -73,7 +73,7 @@ def test_the_report_of_each_page_is_stored_beside_it(seeds: Path, store: Store) 
     index = Index(store.quads())
     for outcome in outcomes:
         assert outcome.graph is not None
-        report = validation.report_graph(outcome.graph)
+        report = graphs.report(outcome.graph)
         assert report in store.named_graphs()
         sources = index.subjects_of_type(V.SourceDocument)
         assert index.value(report, V.type_) == SH + "ValidationReport"

@@ -13,7 +13,7 @@ import pytest
 import rdflib
 from support import REPO, SEEDS, run_cli
 
-from benchgraph import queries, shacl, validation
+from benchgraph import graphs, queries, shacl, validation
 from benchgraph import vocab as V
 from benchgraph.store import EmbeddedStore
 from ingest.loader import ingest_file
@@ -45,9 +45,11 @@ def seeded(seeded_once: Path, store_dir: Path) -> Path:
 
 
 def add(store_dir: Path, graph: str, s: str, p: str, o: ox.NamedNode | ox.Literal) -> None:
-    """Write one triple straight into the store, past the gate."""
+    """Write one triple straight into a page graph, past the gate (and into the merged view,
+    as a write through the store would)."""
     raw = ox.Store(str(store_dir))
     raw.add(ox.Quad(ox.NamedNode(s), ox.NamedNode(p), o, ox.NamedNode(graph)))
+    raw.add(ox.Quad(ox.NamedNode(s), ox.NamedNode(p), o, ox.DefaultGraph()))
     raw.flush()
     del raw
 
@@ -200,7 +202,7 @@ def test_validation_goes_page_by_page(
 
         monkeypatch.setattr(shacl, "Page", page_spy)
     with EmbeddedStore(seeded) as store:
-        pages = [g for g in store.named_graphs() if g.startswith(validation.PAGE_GRAPHS)]
+        pages = [g for g in store.named_graphs() if g.startswith(graphs.PAGES)]
         expected = sorted(len(list(store.graph_triples(g))) for g in pages)
         conforms, report = validation.validate_store(store, engine=engine)
     assert conforms and len(report.pages) == 5
@@ -210,10 +212,7 @@ def test_validation_goes_page_by_page(
 
 def copy_resources(root: Path) -> Path:
     for folder in ("ontology", "queries", "shapes"):
-        (root / folder).mkdir(parents=True)
-        for path in (REPO / folder).iterdir():
-            if path.is_file():  # queries/site/ holds the site's pages, not named queries
-                (root / folder / path.name).write_bytes(path.read_bytes())
+        shutil.copytree(REPO / folder, root / folder)
     return root
 
 

@@ -28,7 +28,7 @@ from robustness.corpus import SOTA2_EXAMPLES, declared_results, sota2_copy
 from robustness.fuzz_settings import LONG
 from support import REPO, run_cli
 
-from benchgraph import validation
+from benchgraph import graphs
 from benchgraph import vocab as V
 from benchgraph.store import EmbeddedStore, Store
 from ingest.loader import ingest_file, read_page
@@ -59,11 +59,12 @@ def write_pages(folder: Path) -> dict[str, int]:
 
 
 def by_graph(store: Store) -> dict[str, list[ox.Quad]]:
-    graphs: dict[str, list[ox.Quad]] = defaultdict(list)
+    """The quads of each named graph (the merged view, in the default graph, aside)."""
+    found: dict[str, list[ox.Quad]] = defaultdict(list)
     for quad in store.quads():
-        assert isinstance(quad.graph_name, ox.NamedNode), f"a quad outside the page graphs: {quad}"
-        graphs[quad.graph_name.value].append(quad)
-    return graphs
+        if isinstance(quad.graph_name, ox.NamedNode):
+            found[quad.graph_name.value].append(quad)
+    return found
 
 
 def without_ingest_time(quads: list[ox.Quad]) -> Triples:
@@ -105,16 +106,19 @@ def test_reference_is_a_clean_ingest(
 
 
 def check_store(store_dir: Path, declared: dict[str, int], expected: Graphs) -> int:
-    """Every page graph in the store is complete and has the report written with it; return
-    how many pages the store holds."""
+    """Every page graph in the store is complete and has the report written with it, and the
+    merged view is the set-union of the page graphs; return how many pages the store holds."""
     with EmbeddedStore(store_dir) as store:
-        graphs = by_graph(store)
-    pages = {g for g in graphs if g.startswith(validation.PAGE_GRAPHS)}
-    reports = {g for g in graphs if g.startswith(validation.REPORT_GRAPHS)}
-    assert pages | reports == set(graphs), f"unexpected graphs: {set(graphs) - pages - reports}"
-    assert reports == {validation.report_graph(g) for g in pages}, "a page without its report"
+        found = by_graph(store)
+        view = list(store.graph_triples(None))
+    union = {q.triple for g, quads in found.items() if graphs.is_page(g) for q in quads}
+    assert len(view) == len(set(view)) and set(view) == union, "the view is not the pages' union"
+    pages = {g for g in found if g.startswith(graphs.PAGES)}
+    reports = {g for g in found if g.startswith(graphs.REPORTS)}
+    assert pages | reports == set(found), f"unexpected graphs: {set(found) - pages - reports}"
+    assert reports == {graphs.report(g) for g in pages}, "a page without its report"
     for graph in pages:
-        quads = graphs[graph]
+        quads = found[graph]
         results = {q.subject for q in quads if q.predicate.value == RDF_TYPE
                    and q.object == ox.NamedNode(V.Result)}  # fmt: skip
         counts = [q.object for q in quads if q.predicate.value == V.declaredResultCount]
@@ -124,7 +128,7 @@ def check_store(store_dir: Path, declared: dict[str, int], expected: Graphs) -> 
         assert len(results) == declared[graph], f"{graph}: {len(results)} results"
         assert without_ingest_time(quads) == expected[graph], f"{graph} differs from a clean ingest"
         made = {q.object for q in quads if q.predicate.value == V.generatedAtTime}
-        report = graphs[validation.report_graph(graph)]
+        report = found[graphs.report(graph)]
         reported = {q.object for q in report if q.predicate.value == V.generatedAtTime}
         assert len(made) == 1 and reported == made, f"{graph}: its report is from another write"
         assert any(q.predicate.value == SH + "conforms" for q in report)

@@ -98,7 +98,7 @@ def test_ask(server: Any, fmt: str) -> None:
 
 
 def expected_graph(store: Path) -> rdflib.Graph:
-    answer = ox.Store.read_only(str(store)).query(CONSTRUCT, use_default_graph_as_union=True)
+    answer = ox.Store.read_only(str(store)).query(CONSTRUCT)  # over the merged view
     data = ox.serialize(answer, format=ox.RdfFormat.N_TRIPLES)
     return rdflib.Graph().parse(data=data, format="nt")
 
@@ -145,7 +145,9 @@ def test_service_description_names_the_endpoint(server: Any, http: Any) -> None:
     endpoint = rdflib.URIRef(server.sparql)
     assert (endpoint, rdflib.RDF.type, SD.Service) in graph
     assert (endpoint, SD.endpoint, endpoint) in graph
-    assert (endpoint, SD.feature, SD.UnionDefaultGraph) in graph
+    assert (endpoint, SD.feature, SD.UnionDefaultGraph) not in graph  # the view is a set
+    (default,) = graph.objects(None, SD.defaultGraph)
+    assert "merged view" in str(graph.value(default, rdflib.RDFS.comment))
     formats = {str(f) for f in graph.objects(endpoint, SD.resultFormat)}
     assert "http://www.w3.org/ns/formats/SPARQL_Results_JSON" in formats
     dataset = graph.value(endpoint, SD.defaultDataset)

@@ -15,10 +15,10 @@ import rdflib
 from rdflib.compare import isomorphic
 from support import EXAMPLES, SEEDS, run_cli
 
-from benchgraph import queries
+from benchgraph import graphs, queries
 from benchgraph import vocab as V
 from benchgraph.remote import RemoteStore
-from benchgraph.store import STAGING_PREFIX, EmbeddedStore, Store
+from benchgraph.store import EmbeddedStore, Store
 from ingest.loader import ingest_file
 
 PAGES = SEEDS if SEEDS.is_dir() else EXAMPLES
@@ -158,9 +158,11 @@ def test_export_holds_every_graph(any_store: Store, tmp_path: Path) -> None:
         any_store.export("nquads", output)
     dumped = ox.Store()
     dumped.load(path=str(out), format=ox.RdfFormat.N_QUADS)
-    graphs = sorted(g.value for g in dumped.named_graphs() if isinstance(g, ox.NamedNode))
-    assert graphs == any_store.named_graphs()
-    assert len(dumped) == sum(any_store.graph_sizes().values())
+    names = sorted(g.value for g in dumped.named_graphs() if isinstance(g, ox.NamedNode))
+    assert names == any_store.named_graphs()
+    default = {q.triple for q in dumped.quads_for_pattern(None, None, None, ox.DefaultGraph())}
+    assert default == set(any_store.graph_triples(None))  # the merged view, as the default graph
+    assert len(dumped) == sum(any_store.graph_sizes().values()) + len(default)
 
 
 def test_copy_round_trips_every_graph(kind: str, location: str, tmp_path: Path) -> None:
@@ -217,13 +219,13 @@ def test_a_large_page_is_staged_in_bounded_requests_and_replaced_at_once(
 ) -> None:
     remote_store.request_bytes = 8192
     sent: list[int] = []
-    real = remote_store._update
+    real = remote_store.update
 
     def counted(what: str, update: str) -> None:
         sent.append(len(update.encode()))
         real(what, update)
 
-    remote_store._update = counted  # type: ignore[method-assign]
+    remote_store.update = counted  # type: ignore[method-assign]
     outcome = ingest_file(remote_store, LARGEST, now="2026-11-29T12:00:00Z")
     assert outcome.status == "loaded", outcome.message
     assert len(sent) > 10  # many parts, then the move
@@ -237,7 +239,7 @@ def test_a_large_page_is_staged_in_bounded_requests_and_replaced_at_once(
             as_rdflib(reference.graph_triples(graph)),
         ), graph
     graph = written[0]
-    assert not [g for g in _all_graphs(remote_store) if g.startswith(STAGING_PREFIX)]
+    assert not [g for g in _all_graphs(remote_store) if g.startswith(graphs.STAGING)]
     # Written again over itself: still one whole page.
     changed = tmp_path / LARGEST.name
     changed.write_bytes(LARGEST.read_bytes() + b"\n")

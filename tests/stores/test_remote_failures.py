@@ -18,12 +18,13 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
-from oxiserver import FaultProxy, OxigraphServer, free_port, update
+from oxiserver import FaultProxy, OxigraphServer, free_port
 from support import EXAMPLES, REPO, SEEDS, run_cli
 
+from benchgraph import graphs
 from benchgraph import vocab as V
 from benchgraph.remote import Endpoints, RemoteStore
-from benchgraph.store import STAGING_PREFIX, StoreError
+from benchgraph.store import StoreError
 from ingest.loader import ingest_file
 
 PAGES = SEEDS if SEEDS.is_dir() else EXAMPLES
@@ -121,17 +122,8 @@ def test_a_5xx_in_the_middle_of_a_staged_page_keeps_the_old_version(
         ingest_file(store, newer, now="2026-11-30T12:00:00Z")
     proxy.faults.fail_updates_from = 0
     assert set(store.quads()) == before  # the old version, whole; no staging graph left
-    assert not [q for q in store.quads() if q.graph_name.value.startswith(STAGING_PREFIX)]  # type: ignore[union-attr]
-
-
-def test_a_server_without_the_union_default_graph_is_refused(tmp_path: Path) -> None:
-    server = OxigraphServer(tmp_path / "plain", options=()).start()
-    try:
-        update(server.base, "INSERT DATA { GRAPH <urn:g> { <urn:s> <urn:p> <urn:o> } }")
-        with pytest.raises(StoreError, match="--union-default-graph"):
-            RemoteStore(Endpoints.of(server.url))
-    finally:
-        server.kill()
+    named = [q.graph_name.value for q in store.quads() if isinstance(q.graph_name, ox.NamedNode)]
+    assert not [g for g in named if g.startswith(graphs.STAGING)]
 
 
 def run_cli_env(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
