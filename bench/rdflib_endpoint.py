@@ -2,8 +2,9 @@
 
     python -m bench.rdflib_endpoint --data store.nq --port 8091
 
-loads the N-Quads file into an ``rdflib.Dataset`` (every named graph kept, the default graph
-the union of them all, as the other servers are asked) and answers the SPARQL 1.1 Protocol's
+loads the N-Quads file (a ``benchgraph export``) into an ``rdflib.Dataset`` (every named graph
+kept, and the dump's default graph, the merged view, as its default graph, as the other servers
+have it) and answers the SPARQL 1.1 Protocol's
 query operation on ``/query`` (``GET ?query=`` or a form ``POST``) with SPARQL JSON results,
 served by waitress like benchgraph. It prints ``serving at URL`` once the data is loaded. This
 is what rdflib-endpoint does, without its dependencies: rdflib parses, plans and evaluates each
@@ -29,8 +30,8 @@ Start = Callable[[str, list[tuple[str, str]]], Any]
 
 
 def load(path: str) -> rdflib.Dataset:
-    """The dataset of an N-Quads file, its default graph the union of the named graphs."""
-    dataset = rdflib.Dataset(default_union=True)
+    """The dataset of an N-Quads file, its default graph the file's default graph."""
+    dataset = rdflib.Dataset()
     dataset.parse(path, format="nquads")
     return dataset
 

@@ -166,9 +166,10 @@ def markdown(data: dict[str, Any]) -> str:
         "",
         "## 2. Named queries over HTTP: benchgraph serve vs oxigraph serve",
         "",
-        "`benchgraph serve` (GET `/queries/NAME?param=IRI`) against `oxigraph serve-read-only "
-        "--union-default-graph` on a copy of the same store (POST `/query` with the same text, "
-        "the parameter inlined as `VALUES`). Both answer SPARQL JSON results. **Uncached**: one "
+        "`benchgraph serve` (GET `/queries/NAME?param=IRI`) against `oxigraph serve-read-only` "
+        "on a copy of the same store (the same default graph: the merged view) "
+        "(POST `/query` with the same text, the parameter written into the text as benchgraph "
+        "does for a remote store). Both answer SPARQL JSON results. **Uncached**: one "
         "client, up to the requests listed per size under Machine, each with a different "
         "parameter value "
         "(benchgraph caches named-query answers per store generation, so a repeated value "
@@ -221,9 +222,9 @@ def markdown(data: dict[str, Any]) -> str:
     if peers:
         lines += [
             "`python -m bench.rdflib_endpoint`: the same quads (`benchgraph export --format "
-            "nquads`) loaded into an `rdflib.Dataset` whose default graph is the union of the "
-            "named graphs, answering the same SPARQL over HTTP (waitress, as benchgraph), the "
-            "parameter inlined as `VALUES` as for oxigraph; nothing is cached. One client, "
+            "nquads`) loaded into an `rdflib.Dataset` whose default graph is the dump's: the "
+            "merged view, answering the same SPARQL over HTTP (waitress, as benchgraph), the "
+            "parameter written into the text as for oxigraph; nothing is cached. One client, "
             "uncached, fewer requests (rdflib is slow); a request still running after the time "
             "limit ends the series (`n + 1 timed out`: n answered, then one timed out), the "
             "endpoint is restarted, and the ratio is then a lower bound (`≥`: the median with "

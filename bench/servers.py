@@ -1,6 +1,7 @@
 """The servers the benchmark asks, and how it asks them: ``benchgraph serve``, ``oxigraph
-serve-read-only --union-default-graph`` and an rdflib in-memory endpoint
-(:mod:`bench.rdflib_endpoint`), each a process of its own, asked over HTTP for SPARQL JSON."""
+serve-read-only`` (its default graph is the store's: the merged view) and an rdflib in-memory
+endpoint (:mod:`bench.rdflib_endpoint`), each a process of its own, asked over HTTP for SPARQL
+JSON."""
 
 from __future__ import annotations
 
@@ -17,6 +18,10 @@ import urllib.request
 from collections.abc import Callable
 from contextlib import nullcontext
 from pathlib import Path
+
+import pyoxigraph as ox
+
+from benchgraph.sparqltext import substitute
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -150,7 +155,6 @@ def start_oxigraph(store: Path) -> tuple[Server, str]:
             str(store),
             "--bind",
             f"127.0.0.1:{port}",
-            "--union-default-graph",
         ]
     )
     url = f"http://127.0.0.1:{port}/"
@@ -173,31 +177,10 @@ def get(
 
 
 def inline(text: str, name: str, iri: str) -> str:
-    """The query text with ``VALUES ?name { <iri> }`` at the start of the innermost group
-    around each use of ``?name`` in a pattern or filter: the peer has no substitutions, and
-    this binds the parameter wherever the embedded store substitutes it."""
-    body = re.sub(r"(?m)^\s*#.*$", "", text)
-    points = set()
-    for use in re.finditer(rf"\?{name}\b", body):
-        line_start = body.rfind("\n", 0, use.start()) + 1
-        before = body[line_start : use.start()].upper().lstrip()
-        if ("SELECT" in before and "WHERE" not in before) or before.startswith(
-            ("(", "GROUP BY", "ORDER BY")
-        ):
-            continue
-        depth, at = 0, use.start()
-        while at > 0:
-            at -= 1
-            if body[at] == "}":
-                depth += 1
-            elif body[at] == "{":
-                if depth == 0:
-                    break
-                depth -= 1
-        points.add(at + 1)
-    for at in sorted(points, reverse=True):
-        body = body[:at] + f" VALUES ?{name} {{ <{iri}> }} " + body[at:]
-    return body
+    """The query text with the parameter ``?name`` written in as ``<iri>``: the peers have no
+    substitutions, and this is the text benchgraph sends a remote store (the same lexer-based
+    substitution, which keeps the column where the query projects it)."""
+    return substitute(text, {name: ox.NamedNode(iri)})
 
 
 class Target:
@@ -219,7 +202,7 @@ class Target:
             query = urllib.parse.urlencode({param: value} if param and value else {})
             url = f"{self.base}queries/{self.name}" + (f"?{query}" if query else "")
             return lambda: get(url, timeout=self.timeout)
-        # The peers have no substitutions: the parameter is inlined as VALUES.
+        # The peers have no substitutions: the parameter is written into the text.
         text = inline(self.text, param, value) if param and value else self.text
         data = urllib.parse.urlencode({"query": text}).encode()
         return lambda: get(self.base + "query", data, FORM, self.timeout)
