@@ -45,7 +45,13 @@ BGSH = "https://w3id.org/benchgraph/shapes#"
 PAGE_GRAPHS = V.ID + "graph/"
 REPORT_GRAPHS = V.ID + "report/"
 SEVERITIES = ("Violation", "Warning", "Info")
-PREFIXES = {**V.PREFIXES, "bgsh": BGSH, "sh": str(SH), "qudt": "http://qudt.org/schema/qudt/"}
+PREFIXES = {
+    **V.PREFIXES,
+    "bgsh": BGSH,
+    "sh": str(SH),
+    "qudt": "http://qudt.org/schema/qudt/",
+    "owl": "http://www.w3.org/2002/07/owl#",
+}
 _KINDS = {
     V.Result: "result",
     V.Aggregate: "aggregate",
@@ -54,6 +60,7 @@ _KINDS = {
     V.Metric: "metric",
     V.Benchmark: "benchmark",
     V.Paper: "paper",
+    V.UnmappedUnit: "unit",
 }
 
 
