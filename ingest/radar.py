@@ -25,7 +25,7 @@ from ingest.radar_evidence import read_date
 from ingest.radar_layout import place
 from ingest.radar_results import read_results
 from ingest.radar_tables import find_tables
-from ingest.records import Benchmark, Direction, MetricDecl, Page, SourceFormat
+from ingest.records import Benchmark, Direction, MetricDecl, Page, PageWarning, SourceFormat
 from ingest.text import PageText, split_lines
 
 FORMAT: SourceFormat = "radar"
@@ -89,8 +89,13 @@ def parse(data: bytes, origin: str) -> Page:
         reporting_paper=paper,
         aggregates=tuple(read.aggregates),
         sha256=page.sha256,
-        warnings=(*layout.warnings, *read.warnings),
+        warnings=tuple(sorted((*layout.warnings, *read.warnings), key=_line_of)),
     )
+
+
+def _line_of(warning: PageWarning) -> int:
+    """The line a warning names (``line 42``), for putting warnings in page order."""
+    return int(warning.location.removeprefix("line ")) if warning.location[5:].isdigit() else 0
 
 
 def _first(pattern: re.Pattern[str], lines: Iterable[str]) -> tuple[int, str] | None:

@@ -106,7 +106,8 @@ class Builder:
     def values(self, table: Table, headline: bool = False) -> list[Value]:
         """The value columns of ``table`` with their metric and condition; registers units."""
         columns = table.of_kind("value")
-        split = None if headline else split_conditions([c.label for c in columns])
+        labels = [c.label for c in columns]
+        split = None if headline else split_conditions(labels, self.headline_label, table.title)
         if split is not None:
             name = self._metric(split[0])
             found = [
@@ -139,10 +140,19 @@ class Builder:
             )
         known = self.read.units.get(value.metric)
         if known is None:
-            self.read.units[value.metric] = (
-                declared.unit if units.same(unit, declared.unit) else unit
-            )
+            same = units.same(unit, declared.unit)
+            self.read.units[value.metric] = declared.unit if same else unit
             self._unit_at[value.metric] = where
+            if not same:
+                self.read.warnings.append(
+                    page.warning(
+                        table.line,
+                        f"metric {value.metric!r} of {where} is in {unit!r}, not in the page's "
+                        f"unit {declared.unit!r}: it takes the page's direction (指标方向), which "
+                        f"the page states for {declared.metric!r}",
+                        "check which way the metric improves",
+                    )
+                )
         elif not units.same(known, unit):
             raise page.error(
                 table.line,
@@ -250,11 +260,15 @@ def read_count(page: PageText, cell: str, line: int) -> int:
 
 
 def row_keys(build: Builder, table: Table, cells: tuple[str, ...], line: int) -> list[str]:
+    """The row's key cells, as published; a bare number keeps its header (``并发数 16``).
+
+    Raises PageError for an empty key cell."""
     found = []
     for column in table.of_kind("key"):
-        if not cells[column.index]:
+        cell = cells[column.index]
+        if not cell:
             raise build.page.error(line, f"no {column.header} in a row of {table.where}")
-        found.append(cells[column.index])
+        found.append(f"{column.header} {cell}" if _DECIMAL_RE.match(cell) else cell)
     return found
 
 

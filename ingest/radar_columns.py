@@ -8,8 +8,8 @@ template's marks, not by the words of one page:
   hold ``<value> [lower,upper]``;
 - an **interval** column says ``区间`` (``论文95%置信区间``, ``官方95%置信区间``) and belongs
   to the value column on its left;
-- a **sample-size** column ends in ``n`` or says ``样本数`` (``合并样本数n``, ``题目数n``,
-  ``每档n``);
+- a **sample-size** column ends in ``n`` (``合并样本数n``, ``题目数n``, ``每档n``) or says
+  ``样本数`` without naming a unit;
 - the **model** column is ``模型`` (or ``方法``, ``系统``, ``智能体``, ``Agent``, ``Model``);
 - a **protocol** column names the scoring method of each row (``评分方式``, ``协议``);
 - any other column is a **key**: the subset a row is about (edit type, input length, language,
@@ -35,11 +35,14 @@ _SAMPLE_WORDS = ("样本数", "样本量", "题目数", "题数", "例数")
 _PERCENT_WORDS = ("百分数", "百分比", "百分率")
 _LEVEL_RE = re.compile(r"([0-9]{1,3}(?:\.[0-9]{1,6})?)\s*[%％]")
 _LONGEST_HEADER = 200  # a longer cell is no header word of the template
-# Metric words a label ends in, where a condition before them ends (短文本|准确率).
+# Words a label is split at, so that a condition before them ends there (短文本|准确率,
+# 简单题|平均|得分): metric words and the modifiers that begin a metric's name.
 _METRIC_WORDS = (
     "准确率", "正确率", "通过率", "成功率", "胜率", "召回率", "精确率", "错误率", "命中率",
     "得分", "分数", "成绩", "延迟", "时延", "耗时", "吞吐量", "吞吐", "速度",
+    "平均", "中位", "整体", "总体",
 )  # fmt: skip
+_WORD_RE = re.compile("|".join(sorted(_METRIC_WORDS, key=len, reverse=True)))
 _CJK_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+|[^\u3400-\u9fff\uf900-\ufaff]+")
 
 # English names the project gives a few published words: metric labels, conditions, key columns.
@@ -109,13 +112,15 @@ def _column(index: int, text: str) -> Column:
         return Column(index, header, "value", label, unit, level, in_cell=True)
     if "区间" in header:
         return Column(index, header, "interval", level=_level(header))
-    if _is_sample(header):
+    if _ends_in_n(header):
         return Column(index, header, "sample")
     base = _unit_split(header)
     if _base(header).casefold() in _MODEL_WORDS:
         return Column(index, header, "model")
     if base is not None and base[0]:
         return Column(index, header, "value", base[0], base[1])
+    if any(word in header for word in _SAMPLE_WORDS):
+        return Column(index, header, "sample")
     if any(word in header.casefold() for word in (*_PROTOCOL_WORDS, "scoring", "protocol")):
         return Column(index, header, "protocol")
     return Column(index, header, "key")
@@ -166,31 +171,42 @@ def _base(header: str) -> str:
     return split[0] if split and split[1] != "%" else header
 
 
-def _is_sample(header: str) -> bool:
-    if any(word in header for word in _SAMPLE_WORDS):
-        return True
+def _ends_in_n(header: str) -> bool:
+    """``合并样本数n``, ``每档n``, ``n``: an ``n`` that ends no Latin word."""
     return header[-1:] in ("n", "N") and not (header[-2:-1].isascii() and header[-2:-1].isalpha())
 
 
 def _tokens(label: str) -> list[str]:
-    """A label in words: runs of Chinese and of other script, and a Chinese run split before a
-    metric word it ends in (``4K平均得分`` is ``4K`` ``平均`` ``得分``)."""
+    """A label in words: runs of Chinese and of other script, a Chinese run split around the
+    metric words in it (``4K平均得分`` is ``4K`` ``平均`` ``得分``)."""
     tokens: list[str] = []
     for run in _CJK_RE.findall(label):
-        word = next((w for w in _METRIC_WORDS if run.endswith(w) and run != w), None)
-        tokens += [run[: -len(word)], word] if word else [run]
+        start = 0
+        for found in _WORD_RE.finditer(run):
+            if found.start() > start:
+                tokens.append(run[start : found.start()])
+            tokens.append(found[0])
+            start = found.end()
+        if start < len(run):
+            tokens.append(run[start:])
     return tokens
 
 
-def split_conditions(labels: list[str]) -> tuple[str, list[str]] | None:
+def split_conditions(labels: list[str], *known: str) -> tuple[str, list[str]] | None:
     """The metric and the conditions of value columns that share a metric word, or None.
 
     ``["短描述Group", "中描述Group"]`` is ``("Group", ["短描述", "中描述"])``: every label ends in
-    the same words and has words of its own before them. Labels with no such common end are
-    several metrics (``["图到文", "文到图", "Group"]`` is None).
+    the same words and has words of its own before them. When every label ends in one of the
+    ``known`` names (the headline's label, the table's title), that is the metric. Labels with
+    no common end are several metrics (``["图到文", "文到图", "Group"]`` is None).
     """
     if len(labels) < 2:
         return None
+    for name in known:
+        if name and all(label.endswith(name) and label != name for label in labels):
+            conditions = [label[: -len(name)].strip() for label in labels]
+            if _distinct(conditions):
+                return name, conditions
     split = [_tokens(label) for label in labels]
     common = 0
     while all(len(tokens) > common + 1 for tokens in split) and (
@@ -201,9 +217,11 @@ def split_conditions(labels: list[str]) -> tuple[str, list[str]] | None:
         return None
     metric = "".join(split[0][-common:]).strip()
     conditions = ["".join(tokens[:-common]).strip() for tokens in split]
-    if not metric or not all(conditions) or len(set(conditions)) != len(conditions):
-        return None
-    return metric, conditions
+    return (metric, conditions) if metric and _distinct(conditions) else None
+
+
+def _distinct(conditions: list[str]) -> bool:
+    return all(conditions) and len(set(conditions)) == len(conditions)
 
 
 def metric_name(label: str) -> str:

@@ -266,9 +266,7 @@ def _aggregate(build: Builder, table: Table) -> None:
     for line, cells in table.rows:
         keys = row_keys(build, table, cells, line)
         size = row_size(build, table, cells, line)
-        phrase = " and ".join(
-            key_phrase(c.header, k) for c, k in zip(key_columns, keys, strict=True)
-        )
+        phrase = " and ".join(key_phrase(c.header, cells[c.index]) for c in key_columns)
         for value in values:
             published, interval = build.cell(table, cells, value.column, line)
             subset = _subset([*keys, value.condition])

@@ -453,7 +453,9 @@ def test_unknown_subset_model_is_read_as_its_own_with_a_warning(example_text: st
 
 def test_unknown_caption_length_model(example_text: str) -> None:
     text = edit(example_text, "Gemini 2.5 Flash\t15.9", "GPT-5\t15.9")
-    refuse(text, "line 71", "'GPT-5'", "is not a model of table '200例生成式模型小样本'", "breaks down")
+    refuse(
+        text, "line 71", "'GPT-5'", "is not a model of table '200例生成式模型小样本'", "breaks down"
+    )
 
 
 def test_caption_length_model_outside_the_generative_sample(example_text: str) -> None:
