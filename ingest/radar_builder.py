@@ -91,6 +91,13 @@ class Builder:
     _unit_at: dict[str, str] = field(default_factory=dict)
     _levels: set[tuple[int, int]] = field(default_factory=set)
 
+    def __post_init__(self) -> None:
+        metric = self.declared.metric
+        self.read.units[metric] = self.declared.unit
+        self.read.first_line[metric] = 0
+        self.read.labels[metric] = set()
+        self._unit_at[metric] = f"原始单位 (line {self.declared.unit_line})"
+
     def key(self, table: str, who: str, metric: str, subset: str | None, line: int) -> str:
         parts = [self.benchmark, table, who, metric, *([subset] if subset else [])]
         key = "/".join(normalise(part) for part in parts)

@@ -75,10 +75,6 @@ def read_results(
         )
     first = headline.of_kind("value")[0]
     build = Builder(page, benchmark, paper, declared, first.label)
-    build.read.units[declared.metric] = declared.unit
-    build.read.first_line[declared.metric] = 0
-    build.read.labels[declared.metric] = set()
-    build._unit_at[declared.metric] = f"原始单位 (line {declared.unit_line})"
     values = _headline_values(build, headline, first)
     evidence = (
         check_evidence(page, layout.evidence, values, declared.unit, paper)
@@ -87,11 +83,12 @@ def read_results(
     )
     _headline(build, headline, evidence, released)
     known = list(values)
-    samples = [_sample(build, table, Reconciler(known)) for table in layout.samples]
+    headline_names = Reconciler(known)
+    samples = [_sample(build, table, headline_names) for table in layout.samples]
     extra = [m for s in samples for m in s.protocols if m not in values]
     names = Reconciler(known + list(dict.fromkeys(extra)))
     for table in layout.tables:
-        _of_models(build, table, names, Reconciler(known), samples)
+        _of_models(build, table, names, headline_names, samples)
     for table in layout.aggregates:
         _aggregate(build, table)
     return build.read
