@@ -285,7 +285,7 @@ class _Corpus:
         page = radar_pages.radar_page(rng, name, self._models)
         self.counts.radar_pages += 1
         self.counts.radar_results += radar_pages.result_count(page)
-        self.counts.aggregates += 3 * len(page.aggregate)
+        self.counts.aggregates += len(page.aggregates)
         self.methods.update(fold(method) for method in radar_pages.methods(page))
         self.papers.add("title:" + fold(page.paper))
         self.benchmarks.add(("radar", fold(name)))

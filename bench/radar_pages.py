@@ -1,22 +1,27 @@
-"""Synthetic AI Benchmark Radar pages: one benchmark, one paper, small tables.
+"""Synthetic AI Benchmark Radar pages: one benchmark, one paper, table layouts drawn at random.
 
-The tables are those of the real pages: a headline series with 95 % intervals, per-edit-type
-subsets with sample sizes, aggregates over models, a generative sample scored by another
-protocol, its split by caption length, and an evidence table that agrees with the headline.
-Subset tables abbreviate model names the way real pages do, never ambiguously.
+Every page follows the template the parser reads; what varies is drawn: the reported metric and
+its unit (percent, milliseconds, seconds, tokens per second, points, counts, or a unit QUDT has
+none for), its direction, the header words of every column (the unit in ``（…）``, ``%`` or
+``百分数``), the interval style (a column under one of several labels, in the cells, or none, at
+95 % or 90 %), subset tables with key columns of any kind and sample sizes, per-condition tables,
+aggregates, a sample scored by another protocol and its breakdown, where the headline table
+stands, which words say it is the headline, and whether the evidence table, the evidence block
+and the list of cited documents are printed. Each printed number is recorded as a RadarFigure:
+what a reader must find in the graph.
 """
 
 from __future__ import annotations
 
-import math
 import random
 from datetime import date, timedelta
 
 from bench import catalogue as C
+from bench import radar_tables as T
+from bench import radar_words as W
 from bench.pools import draw, zipf
-from bench.templates import RadarPage
-
-Encoder = tuple[str, str, str, str]  # family, size, patch, suffix
+from bench.radar_tables import Encoder
+from bench.templates import RadarPage, RadarTable
 
 
 class RadarModels:
@@ -41,80 +46,78 @@ class RadarModels:
 
 def radar_page(rng: random.Random, name: str, models: RadarModels) -> RadarPage:
     """A Radar page for benchmark ``name``, drawn from ``rng``."""
-    picked = models.pick(rng, rng.randint(4, 10))
-    pairs = rng.randint(400, 2400)
-    headline = tuple(
-        (f"{family} {size}/{patch}{suffix}", *_estimate(rng, 2, 25, pairs * 3))
-        for family, size, patch, suffix in picked
+    unit = rng.choice(W.UNITS)
+    label = rng.choice(unit.labels)
+    page = T.Draw(
+        rng=rng,
+        name=name,
+        unit=unit,
+        metric=rng.choice(("Overall score", "Overall accuracy", "Main result")) + f" ({label})",
+        label=label,
+        encoders=models.pick(rng, rng.randint(3, 8)),
+        decimals=rng.choice((1, 1, 1, 2, 0)),
     )
-    edits = rng.sample(C.EDIT_TYPES, rng.randint(2, 4))
-    members = rng.sample(picked, rng.randint(2, min(5, len(picked))))
-    subset, aggregate = [], []
-    for edit in edits:
-        n = rng.randint(100, 650)
-        for encoder in members:
-            subset.append((_abbreviate(encoder, picked, rng), edit, n, *_estimate(rng, 0, 55, n)))
-        aggregate.append((edit, n // 3, *_three(rng, 40)))
-    generative = tuple(
-        (model, protocol, *_three(rng, 75))
-        for model, protocol in rng.sample(C.GENERATIVE_MODELS, rng.randint(2, 5))
-    )
-    by_length = tuple(
-        (model, *_three(rng, 50))
-        for model, protocol, *_ in generative
-        if protocol == C.FRONTIER_API
-    )
+    page.units[page.metric] = unit
     checked = date(2026, 1, 1) + timedelta(days=rng.randrange(300))
+    published = (checked - timedelta(days=rng.randint(1, 30))).isoformat()
+    evidence = rng.random() < 0.8
+    block = rng.random() < 0.7
+    released = published if block and rng.random() < 0.8 else None
+    protocol = f"Paper v1; full {name} release; one run per model; {unit.source}."
+    headline = T.headline(page, evidence, protocol, published if evidence else released)
+    others: list[RadarTable] = []
+    for _ in range(rng.choice((0, 1, 1, 2))):
+        others.append(T.subsets(page))
+    if rng.random() < 0.5:
+        others.append(T.conditions(page))
+    if rng.random() < 0.5:
+        others.append(T.aggregate(page))
+    if rng.random() < 0.5:
+        sample, protocols, sample_label, labels = T.sample(page)
+        others.append(sample)
+        if rng.random() < 0.6:
+            others.append(T.breakdown(page, protocols, sample_label, labels))
+    tables = list(others)
+    tables.insert(0 if rng.random() < 0.6 else rng.randint(0, len(others)), headline)
+    full = [T.full(e) for e in page.encoders]
+    values = {f.method: f.value for f in page.figures if f.headline}
+    chance = None
+    if rng.random() < 0.3:
+        chance = (f"如何理解{label}", f"随机作答的机会水平是{rng.choice(('25', '16.67', '50'))}%。")
     return RadarPage(
         name=name,
+        source=rng.choice(W.SOURCES),
         checked=checked.isoformat(),
-        published=(checked - timedelta(days=rng.randint(1, 30))).isoformat(),
+        published=published,
         freeze=f"{rng.getrandbits(28):07x}",
-        pairs=pairs,
-        headline=headline,
-        subset=tuple(subset),
-        aggregate=tuple(aggregate),
-        sample=rng.choice((100, 200, 300)),
-        generative=generative,
-        by_length=by_length,
+        metric=page.metric,
+        unit=unit.source,
+        higher=rng.random() < 0.7,
+        tables=tuple(tables),
+        headline_table=next(f.table for f in page.figures if f.headline),
+        headline_count=len(full),
+        evidence=tuple(
+            (m, values[m], unit.evidence, protocol, f"{published} · document_publication")
+            for m in sorted(full)
+        )
+        if evidence
+        else None,
+        block=block,
+        released=released,
+        cited=not evidence or rng.random() < 0.85,
+        chance=chance,
+        figures=tuple(page.figures),
+        aggregates=tuple(page.aggregates),
+        models=tuple(dict.fromkeys(f.method for f in page.figures if f.method)),
+        labels=tuple(page.labels),
     )
 
 
 def result_count(page: RadarPage) -> int:
-    """Results the page holds: headline and subset rows, three per generative row and per
-    caption-length row."""
-    return (
-        len(page.headline) + len(page.subset) + 3 * len(page.generative) + 3 * len(page.by_length)
-    )
+    """The results the page holds: every printed number that is some model's."""
+    return len(page.figures)
 
 
 def methods(page: RadarPage) -> list[str]:
     """The page's models by full name (subset rows abbreviate headline models)."""
-    return [row[0] for row in (*page.headline, *page.generative)]
-
-
-def _three(rng: random.Random, high: float) -> tuple[str, str, str]:
-    """Three percentages from ``0..high`` (short, medium, long captions; or I2T, T2I, Group)."""
-    first, second, third = (f"{rng.uniform(0, high):.1f}" for _ in range(3))
-    return first, second, third
-
-
-def _estimate(rng: random.Random, low: float, high: float, n: int) -> tuple[str, str, str]:
-    """A percentage drawn from ``low..high`` with its 95 % interval for ``n`` samples."""
-    value = round(rng.uniform(low, high), 1)
-    half = 1.96 * math.sqrt(value * (100 - value) / n)
-    return f"{value:.1f}", f"{max(0.0, value - half):.1f}", f"{min(100.0, value + half):.1f}"
-
-
-def _abbreviate(encoder: Encoder, headline: list[Encoder], rng: random.Random) -> str:
-    """The name a subset table uses for a headline model: its full name, the name without
-    parentheses, or a prefix of exactly this one headline name (never an ambiguous one)."""
-    family, size, patch, suffix = encoder
-    names = [f"{family} {size}/{patch}{suffix}"]
-    if suffix.startswith(" ("):
-        names.append(f"{family} {size}/{patch} {suffix[2:-1]}")
-    if suffix:
-        names.append(f"{family} {size}/{patch}")
-    if sum(1 for e in headline if e[:2] == (family, size)) == 1:
-        names.append(f"{family} {size}")
-    return rng.choice(names)
+    return list(page.models)

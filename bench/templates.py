@@ -16,7 +16,6 @@ from urllib.parse import quote
 from bench.catalogue import Metric
 
 SITE = "https://www.sota2.com/research"
-RADAR_SUFFIX = "Model reports · AI Benchmark Radar"
 RADAR_PUBLISHER = "AI Benchmark Radar / Equality Machine"
 FULL_COVERAGE = "All results currently returned for this benchmark"
 NO_COVERAGE = "No results currently returned for this benchmark"
@@ -69,20 +68,58 @@ class Sota2Page:
 
 
 @dataclass(frozen=True)
+class RadarTable:
+    """One table of a Radar page as it is printed: its section and its tab-separated lines."""
+
+    title: str  # the section heading, repeated as the table's first line
+    intro: str  # the paragraph between them, naming the table (表N) and saying what it is
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    note: str | None = None  # the paragraph after the table
+
+
+@dataclass(frozen=True)
+class RadarFigure:
+    """One number a Radar page prints, as a reader must find it in the graph."""
+
+    table: str  # "Table 8"
+    method: str | None  # the model's full name; None for an aggregate
+    metric: str
+    value: str  # as printed
+    unit: str  # the QUDT unit IRI, or the IRI of the unit kept as published
+    interval: tuple[str, str, str] | None = None  # lower, upper, level
+    sample_size: int | None = None
+    subset: str | None = None
+    protocol: str | None = None
+    headline: bool = False
+    date: str | None = None
+
+
+@dataclass(frozen=True)
 class RadarPage:
-    """Everything one AI Benchmark Radar page shows (values as published decimal text)."""
+    """Everything one AI Benchmark Radar page shows, and the figures a reader must find."""
 
     name: str
+    source: str  # the source kind of the title: "Model reports", "Official leaderboard", ...
     checked: str  # YYYY-MM-DD
     published: str  # the paper's date, YYYY-MM-DD
     freeze: str
-    pairs: int
-    headline: tuple[tuple[str, str, str, str], ...]  # model, value, lower, upper
-    subset: tuple[tuple[str, str, int, str, str, str], ...]  # model, edit, n, value, lower, upper
-    aggregate: tuple[tuple[str, int, str, str, str], ...]  # edit, n, short, medium, long
-    sample: int
-    generative: tuple[tuple[str, str, str, str, str], ...]  # model, protocol, i2t, t2i, group
-    by_length: tuple[tuple[str, str, str, str], ...]  # model, short, medium, long
+    metric: str  # 报告指标
+    unit: str  # 原始单位, as printed
+    higher: bool  # 指标方向
+    tables: tuple[RadarTable, ...]  # in page order
+    headline_table: str  # "Table 8"
+    headline_count: int
+    # English evidence rows (model, value, unit, protocol, date and kind), or no such table
+    evidence: tuple[tuple[str, str, str, str, str], ...] | None
+    block: bool  # whether the evidence block (来源, 发布者, ...) is printed
+    released: str | None  # the block's 评测发布日期 (None: 未收录)
+    cited: bool  # whether the list of cited documents is printed
+    chance: tuple[str, str] | None  # (heading, sentence) that state a chance level
+    figures: tuple[RadarFigure, ...]
+    aggregates: tuple[RadarFigure, ...]
+    models: tuple[str, ...]  # every model the page's results name, by full name
+    labels: tuple[tuple[str, str], ...] = ()  # (metric, a column label that names it)
 
     @property
     def paper(self) -> str:
@@ -156,62 +193,41 @@ def _tsv(rows: Iterable[Sequence[object]]) -> str:
 
 def render_radar(page: RadarPage) -> str:
     """Return the plain text of an AI Benchmark Radar page."""
-    n_head, n_sub = len(page.headline), len(page.subset)
     cite = f"{page.paper} — task, tables and limitations"
-    source = f"{page.paper} · overall strict Group accuracy (Table 8)"
-    protocol = (
-        f"Paper v1 Table 8; full {page.name} release, all caption verbosity tiers; "
-        "deterministic dual-encoder cosine similarity; strict bidirectional Group pass rate."
-    )
-    evidence = sorted(
-        (model, value, "percent", protocol, f"{page.published} · document_publication", source)
-        for model, value, _, _ in page.headline
-    )
+    source = f"{page.paper} · {page.metric.casefold()} ({page.headline_table})"
     parts = [
-        f"{page.name} — {RADAR_SUFFIX}",
+        f"{page.name} — {page.source} · AI Benchmark Radar",
         f"{RADAR_PUBLISHER} · 核对于 {page.checked}",
-        f"对应{page.published}发布的论文v1（数据冻结标识{page.freeze}）。"
-        "完整评测、编辑类型分项与生成式模型小样本分别保留。",
-        "Group指标",
-        f"每道测试包含两张近似图像及各自描述，共{page.pairs}组。Group要求图到文与文到图两个方向"
-        "都判对。随机打分时的机会水平是16.67%。",
-        cite,
-        f"完整评测：{n_head}个双编码器",
-        f"下表列出表8中的{n_head}个模型，它们构成本页的主成绩。",
-        f"完整评测：{n_head}个双编码器\n模型\t整体Group（%）\t论文95%置信区间\n"
-        + _tsv((m, v, f"[{lo},{hi}]") for m, v, lo, hi in page.headline),
-        cite,
-        "编辑子集：逐模型、逐编辑类型Group",
-        f"以下{n_sub}行选自表9，每行只覆盖一种编辑类型，均不代表完整评测成绩。",
-        "编辑子集：逐模型、逐编辑类型Group\n模型\t编辑类型\t合并样本数n\tGroup百分数［95%区间］\n"
-        + _tsv((m, e, n, f"{v} [{lo},{hi}]") for m, e, n, v, lo, hi in page.subset),
-        cite,
-        "编辑类型与描述长度汇总",
-        f"表10的{len(page.aggregate)}行是多个模型的平均值，并非某个模型的成绩。",
-        "编辑类型与描述长度汇总\n编辑类型\t每档n\t短描述Group %\t中描述Group %\t长描述Group %\n"
-        + _tsv(page.aggregate),
-        cite,
-        f"{page.sample}例生成式模型小样本",
-        f"表11中的{len(page.generative)}个生成式模型，评分方式与双编码器不同。",
-        f"{page.sample}例生成式模型小样本\n模型\t评分方式\t图到文%\t文到图%\tGroup %\n"
-        + _tsv(page.generative),
+        f"本页对应{page.published}发布的论文v1（数据冻结标识{page.freeze}）。"
+        "完整评测与各类分项成绩分别保留，不混为一张排名。",
+        "评测说明",
+        f"{page.name}的每个模型都在同一套题目上评测；各表的样本范围与评分方式以表前说明为准。",
         cite,
     ]
-    if page.by_length:
-        parts += [
-            "API模型按描述长度划分",
-            "表12把同一小样本按描述长度拆开。",
-            "API模型按描述长度划分\n模型\t短描述Group %\t中描述Group %\t长描述Group %\n"
-            + _tsv(page.by_length),
-        ]
+    if page.chance:
+        parts += [page.chance[0], page.chance[1], cite]
+    for table in page.tables:
+        parts += [table.title, table.intro]
+        parts.append(f"{table.title}\n" + _tsv((table.header, *table.rows)))
+        if table.note:
+            parts.append(table.note)
+        parts.append(cite)
+    direction = "数值越高越好" if page.higher else "数值越低越好"
     parts += [
         "已收录的评测资料",
-        f"这条来源记录收录了 {n_head} 条数值成绩。",
-        "报告指标: Overall strict Group accuracy\n原始单位: percent\n指标方向: 数值越高越好",
-        "引用文档及日期（1）",
-        f"{source} · {page.published}",
-        "评测信息与证据",
-        "模型\t数值\t单位\t协议\t报告日期与口径\t来源\n" + _tsv(evidence),
-        f"报告成绩 {n_head}",
+        f"这条来源记录收录了 {page.headline_count} 条数值成绩。",
+        f"报告指标: {page.metric}\n原始单位: {page.unit}\n指标方向: {direction}",
     ]
+    if page.cited:
+        parts += ["引用文档及日期（1）", f"{source} · {page.published}"]
+    parts.append("评测信息与证据")
+    if page.block:
+        parts.append(
+            f"来源: {page.source}\n发布者: 未收录\n评测发布日期: {page.released or '未收录'}\n"
+            f"采集日期: {page.checked}\n模态: 未收录"
+        )
+    if page.evidence is not None:
+        header = ("模型", "数值", "单位", "协议", "报告日期与口径", "来源")
+        parts.append(_tsv((header, *((*row, source) for row in page.evidence))))
+    parts.append(f"报告成绩 {page.headline_count}")
     return "\n\n".join(parts) + "\n"

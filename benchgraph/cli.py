@@ -146,7 +146,8 @@ def run_ingest(args: argparse.Namespace) -> int:
 
 
 class _Tally:
-    """What an ingest reports: counts, and the lines to print (messages; findings if verbose)."""
+    """What an ingest reports: counts, and the lines to print (messages and the parser's
+    warnings; the shapes' findings if verbose)."""
 
     def __init__(self, verbose: bool) -> None:
         self.verbose = verbose
@@ -158,10 +159,12 @@ class _Tally:
         self.counts[o.status] += 1
         if o.message:
             self.lines.append(f"{o.status}: {o.message}\n")
+        self.lines.extend(f"warning: {warning}\n" for warning in o.warnings)
         if self.verbose:
             self.lines.extend(f.text() + "\n" for f in o.findings)
         if o.status in ("loaded", "unchanged"):
             self.results += o.results
+        self.warnings += len(o.warnings)
         self.warnings += sum(1 for f in o.findings if f.severity == "Warning")
         self.infos += sum(1 for f in o.findings if f.severity == "Info")
 

@@ -42,7 +42,13 @@ if TYPE_CHECKING:
 SH = rdflib.Namespace("http://www.w3.org/ns/shacl#")
 BGSH = "https://w3id.org/benchgraph/shapes#"
 SEVERITIES = ("Violation", "Warning", "Info")
-PREFIXES = {**V.PREFIXES, "bgsh": BGSH, "sh": str(SH), "qudt": "http://qudt.org/schema/qudt/"}
+PREFIXES = {
+    **V.PREFIXES,
+    "bgsh": BGSH,
+    "sh": str(SH),
+    "qudt": "http://qudt.org/schema/qudt/",
+    "owl": "http://www.w3.org/2002/07/owl#",
+}
 _KINDS = {
     V.Result: "result",
     V.Aggregate: "aggregate",
@@ -51,6 +57,7 @@ _KINDS = {
     V.Metric: "metric",
     V.Benchmark: "benchmark",
     V.Paper: "paper",
+    V.UnmappedUnit: "unit",
 }
 
 

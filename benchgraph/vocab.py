@@ -41,6 +41,7 @@ EvaluationConfiguration = BG + "EvaluationConfiguration"
 Setting = BG + "Setting"
 SourceDocument = BG + "SourceDocument"
 Direction = BG + "Direction"
+UnmappedUnit = BG + "UnmappedUnit"
 
 # Individuals
 HigherIsBetter = BG + "HigherIsBetter"
@@ -116,18 +117,25 @@ BG_TERMS = sorted(
     v for k, v in dict(globals()).items() if isinstance(v, str) and v.startswith(BG) and v != BG
 )
 
-# Units as published -> QUDT unit IRIs. ``SCALAR`` is a pure number: QUDT's UNITLESS.
+# Units by canonical name (see ``ingest.units``, which folds the ways pages spell them) -> QUDT
+# unit IRIs. ``SCALAR`` is a pure number: QUDT's UNITLESS; so is a score in points. A rate of
+# tokens is a count per second (QUDT's NUM-PER-SEC), a count QUDT's NUM.
 UNITS = {
     "percent": UNIT + "PERCENT",
     "%": UNIT + "PERCENT",
     "scalar": UNIT + "UNITLESS",
     "unitless": UNIT + "UNITLESS",
+    "point": UNIT + "UNITLESS",
     "seconds": UNIT + "SEC",
     "second": UNIT + "SEC",
     "milliseconds": UNIT + "MilliSEC",
+    "millisecond": UNIT + "MilliSEC",
+    "token per second": UNIT + "NUM-PER-SEC",
+    "count": UNIT + "NUM",
 }
 
 
 def unit_iri(published: str) -> str | None:
-    """Return the QUDT unit IRI for a unit as a page publishes it, or None if unknown."""
+    """Return the QUDT unit IRI for a unit by its canonical name (or as a page publishes it, for
+    the names above), or None if unknown."""
     return UNITS.get(published.strip().casefold())

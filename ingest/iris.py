@@ -71,6 +71,11 @@ def metric(b: Benchmark, name: str) -> str:
     return f"{benchmark(b)}/metric/{_segment(name)}"
 
 
+def unit(published: str) -> str:
+    """IRI of a unit a page publishes and QUDT has no unit for, from its normalised text."""
+    return f"{ID}unit/{_segment(published)}"
+
+
 def result(source_id: str) -> str:
     return f"{ID}result/{quote(source_id, safe='/-')}"
 

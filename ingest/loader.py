@@ -40,6 +40,7 @@ class Outcome:
     results: int = 0
     graph: str | None = None
     findings: tuple[validation.Finding, ...] = ()  # warnings and infos of an accepted page
+    warnings: tuple[str, ...] = ()  # what the parser read past on an accepted page
 
 
 def read_page(data: bytes, origin: str) -> Page:
@@ -126,7 +127,8 @@ def prepare(
         return Outcome(origin, "refused", str(error))
     except validation.ShapesError as error:
         return Outcome(origin, "unreadable", f"{origin}: cannot validate: {error}")
-    outcome = Outcome(origin, "loaded", "", len(page.results), graph, report.findings)
+    notes = tuple(str(warning) for warning in page.warnings)
+    outcome = Outcome(origin, "loaded", "", len(page.results), graph, report.findings, notes)
     return Write(contents, outcome)
 
 

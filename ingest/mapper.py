@@ -3,6 +3,10 @@
 The mapper never sees page text. Values are typed ``xsd:decimal`` from the published text and
 the published text itself is kept (``bg:publishedValue``), because a store may write a decimal
 in canonical form (``5.0`` as ``5``) and readers need the published precision.
+
+Units are QUDT units (``ingest.units`` folds the ways pages spell them). A unit with no QUDT
+unit is kept as published: a ``bg:UnmappedUnit`` named by its normal form and labelled with the
+published text, which the shapes report as a warning.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from __future__ import annotations
 from pyoxigraph import Literal, NamedNode, Triple
 
 from benchgraph import vocab as V
-from ingest import iris
+from ingest import iris, units
 from ingest.records import (
     AggregateRecord,
     Configuration,
@@ -73,16 +77,13 @@ class _Graph:
 
 
 def unit_of(page: Page, decl: MetricDecl) -> str:
-    """QUDT unit IRI of a declared metric; raise PageError for a unit with no known mapping."""
-    found = V.unit_iri(decl.unit)
-    if found is None:
+    """The QUDT unit IRI of a declared metric, or for a unit QUDT has none for, the IRI of the
+    unit as published (see ``iris.unit``). Raises PageError for a metric with no unit."""
+    if not decl.unit.strip():
         raise PageError(
-            page.origin,
-            f"metric {decl.name!r}",
-            f"unit {decl.unit!r} has no QUDT mapping",
-            "known units: " + ", ".join(sorted(V.UNITS)),
+            page.origin, f"metric {decl.name!r}", "no unit", "every metric states its unit"
         )
-    return found
+    return V.unit_iri(units.canonical(decl.unit) or decl.unit) or iris.unit(decl.unit)
 
 
 def map_page(page: Page, ingested_at: str) -> list[Triple]:
@@ -138,7 +139,11 @@ def _map_benchmark(g: _Graph, page: Page) -> str:
         g.add(bench, V.hasMetric, metric)
         g.add(metric, V.type_, V.Metric)
         g.text(metric, V.label, decl.name)
-        g.add(metric, V.unit, unit_of(page, decl))
+        unit = unit_of(page, decl)
+        g.add(metric, V.unit, unit)
+        if not unit.startswith(V.UNIT):
+            g.add(unit, V.type_, V.UnmappedUnit)
+            g.text(unit, V.label, decl.unit.strip())
         g.add(metric, V.direction, _DIRECTIONS[decl.direction])
         if decl.url:
             g.add(metric, V.url, decl.url)
@@ -253,6 +258,11 @@ def _map_aggregate(
     g.text(node, V.description, a.description)
     g.text(node, V.subset, a.subset)
     g.text(node, V.sourceTable, a.table)
+    if a.interval is not None:
+        g.add(node, V.ciLower, _decimal(a.interval.lower))
+        g.add(node, V.ciUpper, _decimal(a.interval.upper))
+        g.add(node, V.ciLevel, _decimal(a.interval.level))
+        g.text(node, V.publishedInterval, a.interval.text)
     if a.sample_size is not None:
         g.add(node, V.sampleSize, _integer(a.sample_size))
     g.add(node, V.wasDerivedFrom, source)

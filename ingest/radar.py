@@ -1,9 +1,16 @@
 """Parser for "AI Benchmark Radar" pages: plain text, Chinese prose, tab-separated tables.
 
-A page covers one benchmark and one reporting paper. This module reads the page-level facts
-(title, publisher and checked date, the declared metric and result count, the cited documents)
-and assembles the ``Page``; ``radar_tables`` finds the tables and ``radar_results`` reads them
-into records. Anything the parser cannot account for raises ``PageError``.
+A page covers one benchmark and one reporting paper, and every page follows one template: a
+title ``<benchmark> — <source kind> · AI Benchmark Radar``, a
+``<publisher> · 核对于 <date>`` line, prose sections, tables (each under its title line), the
+source record (``这条来源记录收录了 N 条数值成绩``, ``报告指标``, ``原始单位``, ``指标方向``),
+the cited documents, the evidence block and an optional English evidence table. This module
+reads the page-level facts and assembles the ``Page``; ``radar_tables`` finds the tables,
+``radar_layout`` places them, ``radar_results`` reads them into records and ``radar_evidence``
+reads and checks the evidence.
+
+What is inconsistent raises ``PageError``; a table the parser cannot place is skipped and
+reported in ``Page.warnings``.
 """
 
 from __future__ import annotations
@@ -11,19 +18,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from ingest import radar_evidence
 from ingest.names import normalise
-from ingest.radar_results import DECIMAL, GROUP, I2T, T2I, read_date, read_results
-from ingest.radar_tables import find_tables, required
-from ingest.records import (
-    AggregateRecord,
-    Benchmark,
-    Direction,
-    MetricDecl,
-    Page,
-    PaperRef,
-    ResultRecord,
-    SourceFormat,
-)
+from ingest.radar_builder import DECIMAL, Declared, Reading
+from ingest.radar_evidence import read_date
+from ingest.radar_layout import place
+from ingest.radar_results import read_results
+from ingest.radar_tables import find_tables
+from ingest.records import Benchmark, Direction, MetricDecl, Page, PageWarning, SourceFormat
 from ingest.text import PageText, split_lines
 
 FORMAT: SourceFormat = "radar"
@@ -34,11 +36,11 @@ _PUBLISHER_RE = re.compile(r"^(.+?) · 核对于 ([0-9]{4}-[0-9]{2}-[0-9]{2})$")
 _METRIC_RE = re.compile(r"^报告指标[:：]\s*(.*)$")
 _UNIT_RE = re.compile(r"^原始单位[:：]\s*(.*)$")
 _DIRECTION_RE = re.compile(r"^指标方向[:：]\s*(.*)$")
-_CHANCE_RE = re.compile(rf"机会水平是\s*({DECIMAL})\s*%")
+_CHANCE_RE = re.compile(rf"机会水平(?:是|为)?\s*({DECIMAL})\s*[%％]?")
 _FREEZE_RE = re.compile(r"数据冻结标识\s*([0-9A-Za-z]+)")
 _COUNT_LINE_RE = re.compile(r"这条来源记录收录了\s*([0-9]+)\s*条数值成绩")
 _REPORTED_RE = re.compile(r"^报告成绩\s*([0-9]+)$")
-_PAPERS_RE = re.compile(r"^引用文档及日期（([0-9]+)）$")
+_SENTENCE_RE = re.compile(r"[^。！？!?]+")
 
 
 def sniff(text: str) -> bool:
@@ -53,21 +55,21 @@ def parse(data: bytes, origin: str) -> Page:
     """Parse the bytes of one radar page read from ``origin`` into a ``Page``.
 
     Raises PageError (naming ``origin``, the line, the problem and a hint) for text that is
-    not UTF-8, a page that is not a radar page or is truncated, unknown or malformed tables,
-    values that are not decimals, model names that cannot be reconciled, and counts or
-    evidence that disagree with the headline table.
+    not UTF-8, a page that is not a radar page or is truncated, a page whose headline table
+    cannot be found, malformed values or intervals, units that contradict the page's, model
+    names that cannot be reconciled, and counts or evidence that disagree with the headline
+    table. Tables it cannot place are skipped and listed in the Page's ``warnings``.
     """
     page = PageText.decode(data, origin, "not UTF-8 text", "radar pages are UTF-8 plain text")
     title, name = _title(page)
     publisher, checked = _publisher(page)
-    metric, unit, direction = _declared_metric(page)
-    declared = _declared_count(page)
-    tables = find_tables(page)
-    paper = _reporting_paper(page, required(tables, "headline", page).name)
-    results, aggregates = read_results(
-        page, tables, benchmark=name, paper=paper, metric=metric, unit=unit, declared=declared
+    declared = _declared(page)
+    released = radar_evidence.evidence_block(page).get("评测发布日期")
+    layout = place(page, find_tables(page))
+    paper = radar_evidence.reporting_paper(page, layout.headline.name, layout.evidence, released)
+    read = read_results(
+        page, layout, benchmark=name, paper=paper, declared=declared, released=released
     )
-    chance = _first(_CHANCE_RE, page.lines)
     freeze = _first(_FREEZE_RE, page.lines)
     return Page(
         format=FORMAT,
@@ -77,19 +79,23 @@ def parse(data: bytes, origin: str) -> Page:
         url=None,
         data_updated=checked,
         benchmark=Benchmark(task=name, dataset=name, split=None),
-        metrics=_metrics(
-            results, aggregates, metric, unit, direction, chance[1] if chance else None
-        ),
-        primary_metric=metric,
-        declared_count=declared,
-        results=tuple(sorted(results, key=lambda result: result.line)),
+        metrics=_metrics(page, read, declared.direction),
+        primary_metric=declared.metric,
+        declared_count=declared.count,
+        results=tuple(sorted(read.results, key=lambda result: result.line)),
         publisher=publisher,
         checked_on=checked,
         data_freeze=freeze[1] if freeze else None,
         reporting_paper=paper,
-        aggregates=tuple(aggregates),
+        aggregates=tuple(read.aggregates),
         sha256=page.sha256,
+        warnings=tuple(sorted((*layout.warnings, *read.warnings), key=_line_of)),
     )
+
+
+def _line_of(warning: PageWarning) -> int:
+    """The line a warning names (``line 42``), for putting warnings in page order."""
+    return int(warning.location.removeprefix("line ")) if warning.location[5:].isdigit() else 0
 
 
 def _first(pattern: re.Pattern[str], lines: Iterable[str]) -> tuple[int, str] | None:
@@ -128,7 +134,8 @@ def _publisher(page: PageText) -> tuple[str, str]:
     return found[1], read_date(page, found[2], line)
 
 
-def _declared_metric(page: PageText) -> tuple[str, str, Direction]:
+def _declared(page: PageText) -> Declared:
+    """The source record: the declared metric, its unit and direction, the result count."""
     values = []
     for pattern, label in (
         (_METRIC_RE, "报告指标"),
@@ -143,14 +150,20 @@ def _declared_metric(page: PageText) -> tuple[str, str, Direction]:
                 "the page may be truncated: it ends before the metric declaration",
             )
         values.append(found)
-    (_, metric), (_, unit), (line, direction) = values
+    (_, metric), (unit_line, unit), (line, direction) = values
     if direction.strip() not in _DIRECTIONS:
         raise page.error(
             line,
             f"unknown metric direction {direction!r}",
             f"expected one of {', '.join(_DIRECTIONS)}",
         )
-    return metric.strip(), unit.strip(), _DIRECTIONS[direction.strip()]
+    return Declared(
+        metric=metric.strip(),
+        unit=unit.strip(),
+        unit_line=unit_line,
+        count=_declared_count(page),
+        direction=_DIRECTIONS[direction.strip()],
+    )
 
 
 def _declared_count(page: PageText) -> int:
@@ -170,47 +183,37 @@ def _declared_count(page: PageText) -> int:
     return declared
 
 
-def _reporting_paper(page: PageText, table: str) -> PaperRef:
-    """The one cited document that reports the headline ``table`` (the only one, if one)."""
-    found = _first(_PAPERS_RE, page.lines)
-    if not found or page.number(found[0], found[1], "the number of cited documents") < 1:
-        raise page.error(
-            None,
-            "no '引用文档及日期（N）' list of cited documents",
-            "the reporting paper is the document listed after it",
-        )
-    start, count = found[0], page.number(found[0], found[1], "the number of cited documents")
-    entries = list(page.filled(start))[:count]
-    chosen = entries if count == 1 else [e for e in entries if f"({table})" in e[1]]
-    if len(chosen) != 1:
-        raise page.error(
-            start,
-            f"cannot tell which of {count} cited documents reports the headline table ({table})",
-        )
-    line, text = chosen[0]
-    parts = [part.strip() for part in text.split(" · ")]
-    if len(parts) < 2 or not parts[0]:
-        raise page.error(line, f"not '<title> · … · <date>': {text!r}")
-    return PaperRef(title=parts[0], date=read_date(page, parts[-1], line))
+def _metrics(page: PageText, read: Reading, direction: Direction) -> tuple[MetricDecl, ...]:
+    """The declared metric, then the metrics the page's tables use, in the order they are read.
 
-
-def _metrics(
-    results: list[ResultRecord],
-    aggregates: list[AggregateRecord],
-    primary: str,
-    unit: str,
-    direction: Direction,
-    chance: str | None,
-) -> tuple[MetricDecl, ...]:
-    """The declared metric, then the table metrics the page's records use."""
-    used = {r.metric for r in results} | {a.metric for a in aggregates}
-    names = [primary] + [m for m in (GROUP, I2T, T2I) if m in used and m != primary]
+    A chance level the page states (``机会水平是16.67%``) belongs to the declared metric and to
+    the metrics whose labels the sentence or its section heading names.
+    """
+    chance, about = _chance(page)
+    names = sorted(read.units, key=lambda name: read.first_line[name])
     return tuple(
         MetricDecl(
             name=name,
-            unit=unit,
+            unit=read.units[name],
             direction=direction,
-            chance_level=chance if name in (primary, GROUP) else None,
+            chance_level=chance
+            if name == names[0] or any(label and label in about for label in read.labels[name])
+            else None,
         )
         for name in names
     )
+
+
+def _chance(page: PageText) -> tuple[str | None, str]:
+    """The chance level the page states, and the sentence and heading that state it."""
+    for index, line in enumerate(page.lines):
+        found = _CHANCE_RE.search(line)
+        if not found:
+            continue
+        sentence = next((s for s in _SENTENCE_RE.findall(line) if found[0] in s), line)
+        heading = next(
+            (page.lines[i].strip() for i in range(index - 1, -1, -1) if page.lines[i].strip()),
+            "",
+        )
+        return found[1], f"{heading}\n{sentence}"
+    return None, ""

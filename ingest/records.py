@@ -36,6 +36,23 @@ class PageError(Exception):
 
 
 @dataclass(frozen=True)
+class PageWarning:
+    """Something a parser read past without refusing the page: a table it could not place, a
+    name it could not reconcile. Named like a PageError: ``origin``, ``location``, ``problem``
+    and ``hint``."""
+
+    origin: str
+    location: str
+    problem: str
+    hint: str = ""
+
+    def __str__(self) -> str:
+        where = f"{self.origin}: {self.location}" if self.location else self.origin
+        text = f"{where}: {self.problem}"
+        return f"{text} ({self.hint})" if self.hint else text
+
+
+@dataclass(frozen=True)
 class PaperRef:
     """A paper as a page names it: a source ID (sota2's 24-hex ID) and/or a title."""
 
@@ -57,7 +74,7 @@ class MetricDecl:
     """A metric as declared for the page's benchmark."""
 
     name: str
-    unit: str  # as published: "PERCENT", "SCALAR", "percent", ...
+    unit: str  # as published: "PERCENT", "SCALAR", "percent", "%", "毫秒", ...
     direction: Direction
     url: str | None = None
     chance_level: str | None = None  # decimal text, in the metric's unit
@@ -123,6 +140,7 @@ class AggregateRecord:
     description: str
     subset: str | None = None
     sample_size: int | None = None
+    interval: Interval | None = None
     table: str = ""
     line: int = 0
 
@@ -153,6 +171,7 @@ class Page:
     reporting_paper: PaperRef | None = None  # radar: the one paper all results come from
     aggregates: tuple[AggregateRecord, ...] = ()
     sha256: str = ""
+    warnings: tuple[PageWarning, ...] = ()  # what the parser read past, in page order
 
     def metric(self, name: str) -> MetricDecl:
         """Return the declared metric called ``name``; raise KeyError if there is none."""

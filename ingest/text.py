@@ -11,7 +11,7 @@ import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ingest.records import PageError
+from ingest.records import PageError, PageWarning
 
 TRUNCATED = "the page may be truncated"
 TRUNCATED_OR_EDITED = "the page may be truncated or edited"
@@ -52,6 +52,12 @@ class PageText:
         if isinstance(where, int):
             where = f"line {where}" if where else None
         return PageError(self.origin, where or "", problem, hint)
+
+    def warning(self, where: int | str | None, problem: str, hint: str = "") -> PageWarning:
+        """Return a PageWarning for this page's origin, placed like ``error``."""
+        if isinstance(where, int):
+            where = f"line {where}" if where else None
+        return PageWarning(self.origin, where or "", problem, hint)
 
     def number(self, where: int | str | None, text: str, what: str) -> int:
         """Return ``text``, a whole number of at most nine ASCII digits, as an int.

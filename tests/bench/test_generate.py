@@ -114,7 +114,9 @@ def test_pages_have_the_shape_of_real_ones(parsed: list[Page]) -> None:
     methods = Counter(r.method for r in results)
     assert max(methods.values()) >= 10 * min(methods.values())  # a few methods are everywhere
     radar = [page for page in parsed if page.format == "radar"]
-    assert all(page.aggregates and any(r.interval for r in page.results) for page in radar)
+    for page in radar:  # layouts vary (tests/ingest/test_radar_generated.py); the template not
+        assert sum(r.headline for r in page.results) == page.declared_count > 0
+        assert not [w for w in page.warnings if "cannot be placed" in w.problem], page.origin
 
 
 def test_store_holds_what_the_manifest_says(

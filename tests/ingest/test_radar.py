@@ -14,8 +14,18 @@ from types import ModuleType
 
 import pytest
 
-from ingest import radar, radar_results, radar_tables, text
-from ingest.records import Page, PageError, PaperRef, ResultRecord
+from ingest import (
+    radar,
+    radar_builder,
+    radar_columns,
+    radar_evidence,
+    radar_layout,
+    radar_results,
+    radar_tables,
+    text,
+    units,
+)
+from ingest.records import Configuration, Page, PageError, PaperRef, ResultRecord
 
 REPO = Path(__file__).resolve().parents[2]
 SEED = REPO.parent / "shared" / "seeds" / "002_d2512863a95936bb.txt"
@@ -374,7 +384,20 @@ def test_sniff() -> None:
     assert not radar.sniff("CompoSET — Model reports · AI Benchmark Radar\n\nno metric line\n")
 
 
-@pytest.mark.parametrize("module", [radar, radar_tables, radar_results, text])
+@pytest.mark.parametrize(
+    "module",
+    [
+        radar,
+        radar_builder,
+        radar_columns,
+        radar_evidence,
+        radar_layout,
+        radar_tables,
+        radar_results,
+        text,
+        units,
+    ],
+)
 def test_parser_does_not_import_rdflib(module: ModuleType) -> None:
     assert module.__file__ is not None
     tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
@@ -414,19 +437,30 @@ def test_ambiguous_short_name(example_text: str) -> None:
     refuse(text, "line 36", "'CLIP'", "ambiguous", "CLIP B/32", "CLIP B/16 (LAION-2B)")
 
 
-def test_unknown_subset_model(example_text: str) -> None:
+def test_unknown_subset_model_is_read_as_its_own_with_a_warning(example_text: str) -> None:
     text = edit(example_text, "DreamLIP B/16\tmodify_color", "ALIGN B/16\tmodify_color")
-    refuse(text, "line 35", "'ALIGN B/16'", "matches no model")
+    page = radar.parse(text.encode("utf-8"), "page.txt")
+    (result,) = by_line(page)[35]
+    assert (result.method, result.value, result.configuration.subset) == (
+        "ALIGN B/16",
+        "52.4",
+        "modify_color",
+    )
+    (warning,) = page.warnings
+    assert str(warning).startswith("page.txt: line 35: model 'ALIGN B/16' in table")
+    assert "matches no model of the headline table" in str(warning)
 
 
 def test_unknown_caption_length_model(example_text: str) -> None:
     text = edit(example_text, "Gemini 2.5 Flash\t15.9", "GPT-5\t15.9")
-    refuse(text, "line 71", "'GPT-5'", "matches no model")
+    refuse(
+        text, "line 71", "'GPT-5'", "is not a model of table '200例生成式模型小样本'", "breaks down"
+    )
 
 
 def test_caption_length_model_outside_the_generative_sample(example_text: str) -> None:
     text = edit(example_text, "Gemini 2.5 Flash\t15.9", "CLIP B/32\t15.9")
-    refuse(text, "line 71", "'CLIP B/32'", "generative")
+    refuse(text, "line 71", "'CLIP B/32'", "(line 59), the sample this table breaks down")
 
 
 @pytest.mark.parametrize(
@@ -488,7 +522,6 @@ def test_duplicate_subset_row(example_text: str) -> None:
         ("报告指标: Overall strict Group accuracy\n", "", "报告指标"),
         ("原始单位: percent\n", "", "原始单位"),
         ("这条来源记录收录了 4 条数值成绩。", "", "这条来源记录收录了"),
-        ("引用文档及日期（1）", "引用文档", "引用文档及日期"),
         (" · 2026-10-30\n", " · 2026-13-30\n", "not a date"),
         ("Equality Machine · 核对于 2026-11-02", "Equality Machine", "核对于"),
         ("CompoSET — Model reports", "CompoSET Model reports", "line 1"),
@@ -498,10 +531,27 @@ def test_broken_fixed_labels(example_text: str, old: str, new: str, problem: str
     refuse(edit(example_text, old, new), problem)
 
 
-def test_missing_evidence_table(example_text: str) -> None:
+def test_without_evidence_table_the_headline_has_no_protocol(example_text: str) -> None:
     start = example_text.index("模型\t数值")
     end = example_text.index("报告成绩")
-    refuse(example_text[:start] + example_text[end:], "no evidence table")
+    page = radar.parse((example_text[:start] + example_text[end:]).encode("utf-8"), "page.txt")
+    plain = radar.parse(example_text.encode("utf-8"), "page.txt")
+    headline = [r for r in page.results if r.headline]
+    assert [(r.method, r.value, r.interval) for r in headline] == [
+        (r.method, r.value, r.interval) for r in plain.results if r.headline
+    ]
+    assert all(r.configuration == Configuration() and r.result_date is None for r in headline)
+    assert page.results[len(headline) :] == plain.results[len(headline) :]
+    assert page.reporting_paper == PAPER and not page.warnings
+
+
+def test_reporting_paper_from_the_evidence_table(example_text: str) -> None:
+    text = edit(example_text, "引用文档及日期（1）", "引用文档")
+    page = radar.parse(text.encode("utf-8"), "page.txt")
+    assert page.reporting_paper == PaperRef(title="CompoSET paper v1", date=None)
+    start = text.index("模型\t数值")
+    end = text.index("报告成绩")
+    refuse(text[:start] + text[end:], "no reporting paper", "引用文档及日期（N）")
 
 
 def test_missing_headline_table(example_text: str) -> None:
@@ -510,14 +560,31 @@ def test_missing_headline_table(example_text: str) -> None:
     refuse(example_text[:start] + example_text[end:], "no headline table")
 
 
-def test_unknown_table(example_text: str) -> None:
-    text = edit(example_text, "报告成绩 4", "报告成绩 4\n\n模型\t分数\nX\t1.0")
-    refuse(text, "line 96", "unknown table header")
+def test_a_table_that_cannot_be_placed_is_skipped_with_a_warning(example_text: str) -> None:
+    text = edit(example_text, "报告成绩 4", "报告成绩 4\n\n模型成本\n模型\t分数\nX\t1.0")
+    page = radar.parse(text.encode("utf-8"), "page.txt")
+    plain = radar.parse(example_text.encode("utf-8"), "page.txt")
+    assert page.results == plain.results and page.aggregates == plain.aggregates
+    (warning,) = page.warnings
+    assert str(warning) == (
+        "page.txt: line 97: table '模型成本' cannot be placed (no value column (a header "
+        "naming a metric and its unit, such as 准确率（%）)): skipped (its numbers are not loaded)"
+    )
 
 
 def test_generative_title_without_sample_size(example_text: str) -> None:
     text = edit(example_text, "200例生成式模型小样本\n模型", "生成式模型小样本\n模型")
-    refuse(text, "line 58", "sample size")
+    page = radar.parse(text.encode("utf-8"), "page.txt")
+    sample = [r for r in page.results if r.table == "Table 11"]
+    assert len(sample) == 6
+    assert all(r.sample_size is None and r.configuration.subset is None for r in sample)
+    assert {r.configuration.protocol for r in sample} == {API}
+    by_length = [r for r in page.results if r.table == "Table 12"]
+    assert {r.configuration.subset for r in by_length} == {
+        "short captions",
+        "medium captions",
+        "long captions",
+    }
 
 
 @pytest.mark.parametrize(
