@@ -1,4 +1,5 @@
-"""Settings whose value is a size: read in bytes or binary units, refused in plain words."""
+"""Settings whose value is a size (``query_memory``): read in bytes or binary units, refused
+in plain words."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 
 from benchgraph import settings
 
-MEMORY = settings.Setting("query_memory", "4GiB", "Memory.", "bytes", 64 << 20)
+MEMORY = next(s for s in settings.SETTINGS if s.name == "query_memory")
 
 
 @pytest.mark.parametrize(
@@ -38,6 +39,18 @@ def test_anything_else_is_refused_saying_what_to_write(text: str) -> None:
 def test_a_size_below_the_minimum_is_refused_in_mib() -> None:
     with pytest.raises(settings.SettingError, match="'1MiB' is below the minimum 64 MiB"):
         MEMORY.parse("1MiB")
+
+
+def test_the_default_and_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert settings.resolve(("query_memory",)) == {"query_memory": 4 << 30}
+    monkeypatch.setenv("BENCHGRAPH_QUERY_MEMORY", "512MiB")
+    assert settings.resolve(("query_memory",)) == {"query_memory": 512 << 20}
+    assert settings.resolve(("query_memory",), {"query_memory": "1GiB"}) == {
+        "query_memory": 1 << 30
+    }
+    monkeypatch.setenv("BENCHGRAPH_QUERY_MEMORY", "lots")
+    with pytest.raises(settings.SettingError, match="BENCHGRAPH_QUERY_MEMORY"):
+        settings.resolve(("query_memory",))
 
 
 @pytest.mark.parametrize(
