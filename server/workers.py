@@ -304,8 +304,8 @@ class WorkerPool:
         that says why (the pool's own stops first, then what the worker's end shows)."""
         over, preempted = worker.over_memory, worker.preempted
         status = None
-        if not (over or preempted or isinstance(error, StoreError)):
-            status = worker.exit_status()  # it ended by itself: how?
+        if self.memory_limit and not (over or preempted or isinstance(error, StoreError)):
+            status = worker.exit_status()  # it ended by itself: under its backstop?
         self._replace(worker)
         if over or memory.ran_out(status):
             if not over:
