@@ -103,7 +103,7 @@ class Backend:
         self.pool: WorkerPool | RemotePool = (
             RemotePool(location, size, limit)
             if is_remote(location)
-            else WorkerPool(location, size, limit)
+            else WorkerPool(location, size, limit, memory_limit=int(config["query_memory"]))
         )
         self.cache = Cache(CACHE_ENTRIES)
         self._dumps: Path | None = None

@@ -23,7 +23,7 @@ import pyoxigraph as ox
 from benchgraph import export
 from benchgraph import vocab as V
 from benchgraph.store import EmbeddedStore, Store, StoreError
-from server import sandbox
+from server import memory, sandbox
 from server.media import GRAPH_FORMATS, QUAD_FORMATS, RESULTS_FORMATS
 
 # Deeply nested expressions recurse deeply in the engine's parser and evaluator: queries run on
@@ -191,16 +191,21 @@ def _serve(conn: Connection, location: str) -> None:
         conn.send(dump(store, job) if isinstance(job, DumpJob) else execute(store, job))
 
 
-def run_worker(fd: int, location: str) -> None:
-    """Entry point of a worker process started with its end of a socket pair as ``fd``."""
-    main(Connection(fd), location)
+def run_worker(fd: int, location: str, memory_limit: int = 0) -> None:
+    """Entry point of a worker process started with its end of a socket pair as ``fd``;
+    ``memory_limit`` (bytes, 0 none) is what the pool lets it use (see :mod:`server.memory`)."""
+    main(Connection(fd), location, memory_limit)
 
 
-def main(conn: Connection, location: str) -> None:
-    """Confine this worker process, then serve jobs from ``conn`` until it closes."""
+def main(conn: Connection, location: str, memory_limit: int = 0) -> None:
+    """Confine this worker process (its network, and its memory to the backstop of
+    ``memory_limit`` bytes unless 0), then serve jobs from ``conn`` until it closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the server, which stops us
     sandbox.die_with_parent()
     sandbox.deny_network()
+    if memory_limit:
+        memory.cap(memory_limit, STACK_BYTES)  # before the query thread reserves its stack
+        threading.excepthook = memory.exit_on_memory_error
     threading.stack_size(STACK_BYTES)
     worker = threading.Thread(target=_serve, args=(conn, location), name="query")
     worker.start()

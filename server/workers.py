@@ -13,6 +13,13 @@ and answered 503, so a few clients sending long queries cannot starve everyone e
 query may run for the whole time limit. The server's own queries (named queries, resources,
 pages, dumps) are bounded by design and are never stopped that way.
 
+Every job, the server's own and dumps included, is also bounded in memory: while it runs, its
+worker's resident memory is watched, and past ``memory_limit`` the worker is killed and replaced
+like one past the time limit, and the job answered 503 (:mod:`server.memory` says how, and why
+so). That dumps are bounded too is by design: they stream, and the largest measured (a Turtle
+dump of 10,000 pages, which keeps the distinct triples) peaks at 1.2 GiB, well under the
+default limit (``RELIABILITY.md`` has the figures).
+
 While the pool runs it holds the store's write lock (the ``LOCK`` file RocksDB itself locks),
 so nothing can write the store under the readers: ``benchgraph ingest`` fails cleanly with a
 lock error until the server stops. The data therefore cannot change while serving, which makes
@@ -39,13 +46,16 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from benchgraph.store import StoreError
+from server import memory
 from server.engine import Answer, DumpJob, Failure, Job
 
 _log = logging.getLogger(__name__)
 # A worker is a fresh interpreter (never a fork of the threaded server) that imports only the
-# engine, talking over a socket pair: fd and store location are its arguments.
+# engine, talking over a socket pair: fd, store location and memory limit (bytes, 0: none) are
+# its arguments.
 _BOOT = (
-    "import sys; from server.engine import run_worker; run_worker(int(sys.argv[1]), sys.argv[2])"
+    "import sys; from server.engine import run_worker; "
+    "run_worker(int(sys.argv[1]), sys.argv[2], int(sys.argv[3]))"
 )
 
 
@@ -75,6 +85,13 @@ class Preempted(PoolError):
     status = 503
 
 
+class MemoryExceeded(PoolError):
+    """The job needed more memory than a worker may use, and its worker was stopped: a bound
+    of this server, like the time limit, not a fault of the query (which Crashed is)."""
+
+    status = 503
+
+
 @dataclass
 class _Running:
     started: float | None  # when the job was sent (None: the worker is still starting)
@@ -90,17 +107,19 @@ class Generation:
 
 
 class _Worker:
-    def __init__(self, location: str) -> None:
+    def __init__(self, location: str, memory_limit: int | None) -> None:
         mine, theirs = socket.socketpair()
+        limit = memory_limit or 0
         with theirs:
             self.process = subprocess.Popen(
-                [sys.executable, "-c", _BOOT, str(theirs.fileno()), location],
+                [sys.executable, "-c", _BOOT, str(theirs.fileno()), location, str(limit)],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
             )
         self.conn = Connection(mine.detach())
         self.ready = False
         self.preempted = False  # stopped to make room for waiting requests
+        self.over_memory = False  # stopped for passing the memory limit
 
     def wait_ready(self, timeout: float) -> list[str]:
         """Wait for the worker to open the store; return its graph names or raise StoreError."""
@@ -114,6 +133,14 @@ class _Worker:
             raise StoreError(detail)
         self.ready = True
         return list(detail)
+
+    def exit_status(self, timeout: float = 1.0) -> int | None:
+        """The worker's exit status (negative: the signal that ended it) once it has ended,
+        waiting up to ``timeout`` s; None if it is still running."""
+        try:
+            return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
 
     def stop(self) -> None:
         self.conn.close()
@@ -155,7 +182,8 @@ class WorkerPool:
     """``size`` worker processes over the store at ``location``, each query limited to
     ``time_limit`` seconds; under load, a preemptible query that has run ``share`` seconds
     (default a quarter of the time limit) gives way to the requests waiting. ``spares`` more
-    processes are started ahead, each to take the place of a stopped worker at once."""
+    processes are started ahead, each to take the place of a stopped worker at once. A job
+    whose worker's memory passes ``memory_limit`` bytes is stopped (None: no limit)."""
 
     def __init__(
         self,
@@ -164,8 +192,10 @@ class WorkerPool:
         time_limit: float,
         share: float | None = None,
         spares: int = 1,
+        memory_limit: int | None = None,
     ) -> None:
         self.location = Path(location)
+        self.memory_limit = memory_limit
         self.size = size
         self.time_limit = time_limit
         self.share = time_limit / 4 if share is None else share
@@ -201,8 +231,8 @@ class WorkerPool:
                 )
             self._lock_fd = _lock(self.location)
             try:
-                workers = [_Worker(str(self.location)) for _ in range(self.size)]
-                self._spares.extend(_Worker(str(self.location)) for _ in range(self.spare_count))
+                workers = [self._spawn() for _ in range(self.size)]
+                self._spares.extend(self._spawn() for _ in range(self.spare_count))
                 self._all.update(workers, self._spares)
                 self.graphs = workers[0].wait_ready(self.start_timeout)
             except BaseException:
@@ -219,7 +249,8 @@ class WorkerPool:
 
         Raises Busy when no worker comes free within the time limit, TimedOut when the query
         outlives it (its worker is replaced), Preempted when it was stopped to make room for
-        waiting requests, Crashed when the worker dies running it.
+        waiting requests, MemoryExceeded when it needed more than the memory limit, Crashed
+        when the worker dies running it.
         """
         limit = self.time_limit if time_limit is None else time_limit
         self.start()
@@ -234,7 +265,7 @@ class WorkerPool:
                 worker.wait_ready(self.start_timeout)
             self._begin(worker, preemptible=isinstance(job, Job) and job.preemptible)
             worker.conn.send(job)
-            if not worker.conn.poll(limit):
+            if not self._wait(worker, limit):
                 self._replace(worker)
                 if isinstance(job, DumpJob):
                     raise TimedOut(
@@ -247,24 +278,57 @@ class WorkerPool:
                 )
             reply: Answer | Failure = worker.conn.recv()
         except (EOFError, OSError, StoreError) as error:
-            preempted = worker.preempted
-            self._replace(worker)
-            if preempted:
-                raise Preempted(
-                    f"the server is busy: this query ran past its share of a query worker "
-                    f"({self.share:g} s) while other requests waited, and was stopped to let "
-                    f"them run; try again shortly (when the server is not busy, a query may "
-                    f"run for {limit:g} s)"
-                ) from None
-            if isinstance(error, StoreError):
-                _log.warning("a query worker could not be used: %s", error)
-                raise Busy("no query worker is available right now; try again shortly") from None
-            raise Crashed(
-                "the query stopped its query worker (it may nest too deeply or be too long "
-                "an expression); the server is fine, but the query cannot be answered"
-            ) from None
+            raise self._stopped(worker, job, error, limit) from None
         self._release(worker)
         return reply
+
+    def _wait(self, worker: _Worker, limit: float) -> bool:
+        """Wait up to ``limit`` s for ``worker``'s answer; return False if none came. Meanwhile
+        watch its memory: past the limit, mark it and kill it (its end is then an answer)."""
+        deadline = time.monotonic() + limit
+        bound = self.memory_limit
+        while (left := deadline - time.monotonic()) > 0:
+            if worker.conn.poll(left if bound is None else min(left, memory.WATCH_SECONDS)):
+                return True
+            if bound is not None and not worker.over_memory:
+                used = memory.resident(worker.process.pid)
+                if used is not None and used > bound:
+                    worker.over_memory = True
+                    worker.process.kill()
+        return False
+
+    def _stopped(
+        self, worker: _Worker, job: Job | DumpJob, error: Exception, limit: float
+    ) -> PoolError:
+        """Replace ``worker``, which ended or failed while running ``job``; return the error
+        that says why (the pool's own stops first, then what the worker's end shows)."""
+        over, preempted = worker.over_memory, worker.preempted
+        status = None
+        if self.memory_limit and not (over or preempted or isinstance(error, StoreError)):
+            status = worker.exit_status()  # it ended by itself: under its backstop?
+        self._replace(worker)
+        if over or memory.ran_out(status):
+            if not over:
+                _log.warning(
+                    "a query worker ran out of memory under its backstop (status %s)", status
+                )
+            return MemoryExceeded(
+                memory.stop_message(self.memory_limit or 0, isinstance(job, DumpJob))
+            )
+        if preempted:
+            return Preempted(
+                f"the server is busy: this query ran past its share of a query worker "
+                f"({self.share:g} s) while other requests waited, and was stopped to let "
+                f"them run; try again shortly (when the server is not busy, a query may "
+                f"run for {limit:g} s)"
+            )
+        if isinstance(error, StoreError):
+            _log.warning("a query worker could not be used: %s", error)
+            return Busy("no query worker is available right now; try again shortly")
+        return Crashed(
+            "the query stopped its query worker (it may nest too deeply or be too long "
+            "an expression); the server is fine, but the query cannot be answered"
+        )
 
     def _checkout(self) -> _Worker:
         """The next idle worker, first come first served; raise Busy when none comes free
@@ -311,16 +375,20 @@ class WorkerPool:
         oldest.process.kill()  # its request's thread sees the end and replaces it
         return now + self.share
 
+    def _spawn(self) -> _Worker:
+        return _Worker(str(self.location), self.memory_limit)
+
     def _begin(self, worker: _Worker, preemptible: bool) -> None:
         with self._changed:
             self._running[worker] = _Running(time.monotonic(), preemptible)
             self._changed.notify_all()  # waiters may now count this job's share
 
     def _release(self, worker: _Worker) -> None:
-        """Put ``worker`` back after its job, or replace it if it was stopped meanwhile."""
+        """Put ``worker`` back after its job, or replace it if it was stopped meanwhile (its
+        answer may have come just before it was killed)."""
         with self._changed:
             self._running.pop(worker, None)
-            if not worker.preempted:
+            if not (worker.preempted or worker.over_memory):
                 self._idle.append(worker)
                 self._changed.notify_all()
                 return
@@ -338,10 +406,10 @@ class WorkerPool:
                     dead = self._spares.popleft()  # a spare that died waiting
                     dead.stop()
                     self._all.discard(dead)
-                fresh = self._spares.popleft() if self._spares else _Worker(str(self.location))
+                fresh = self._spares.popleft() if self._spares else self._spawn()
                 self._idle.append(fresh)
                 while len(self._spares) < self.spare_count:
-                    self._spares.append(_Worker(str(self.location)))
+                    self._spares.append(self._spawn())
                 self._all.update(self._idle, self._spares)
             self._changed.notify_all()
 

@@ -42,7 +42,11 @@ def test_a_missing_store_stops_serve_with_exit_2(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("option", "value", "message"),
-    [("--query-timeout", "soon", "is not a number"), ("--workers", "0", "below the minimum")],
+    [
+        ("--query-timeout", "soon", "is not a number"),
+        ("--workers", "0", "below the minimum"),
+        ("--query-memory", "3GB", "is not a size"),
+    ],
 )
 def test_a_bad_setting_stops_serve_with_exit_2(scratch_store, option, value, message) -> None:
     done = serve("--store", str(scratch_store), option, value)
