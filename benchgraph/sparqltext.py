@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import pyoxigraph as ox
 
@@ -53,6 +54,13 @@ def tokens(text: str, *, layout: bool = False) -> list[Token]:
     return found
 
 
+@lru_cache(maxsize=512)
+def _layout_tokens(text: str) -> list[Token]:
+    """The tokens of ``text`` with its layout, lexed once per text: the named queries are few
+    and asked again and again, and lexing the leaderboard costs milliseconds."""
+    return tokens(text, layout=True)
+
+
 def query_form(text: str) -> str | None:
     """The form of the query ``text`` (SELECT, ASK, CONSTRUCT or DESCRIBE): its first keyword
     after the prologue; None when it has none of these."""
@@ -87,7 +95,7 @@ def substitute(text: str, bindings: Mapping[str, Term]) -> str:
             raise ValueError(f"?{name}: a blank node cannot be bound in query text")
     if not bindings:
         return text
-    found = tokens(text, layout=True)
+    found = _layout_tokens(text)
     selects = _selects(found, set(bindings))
     out: list[str] = []
     clause = ""  # "select" or "condition" while in such a clause, opened at depth ``level``
