@@ -183,10 +183,10 @@ def run_query(args: argparse.Namespace) -> int:
         if not sep:
             raise QueryError(f"--param {item!r}: expected NAME=VALUE")
         values[name] = value
-    bindings = named.bind(values)
+    named.bind(values)  # a bad parameter is refused before the store is opened
     with open_store(settings.get("store", args.store), notify=notice) as store:
         try:
-            answer = store.query(named.text, bindings)
+            answer = store.answer(named, values)
         except SyntaxError as error:
             raise QueryError(f"{named.path}: {error}") from None
         if isinstance(answer, ox.QueryTriples):

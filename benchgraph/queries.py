@@ -7,8 +7,10 @@ A file's stem is its name. Its header is ``#+`` comment lines::
     #+ param: paper (paper, required) The paper: a 24-hex source ID, a title, or an IRI.
     #+ param: limit (integer, default 100) The most rows to return.
 
-Parameter values are converted to RDF terms and bound to the variable of the same name; they
-are never written into the query text.
+Parameter values are converted to RDF terms and bound to the variable of the same name, each
+written in place of its variable as one RDF term by :func:`benchgraph.sparqltext.substitute`
+(the lexer the endpoint's guard uses), so no value can change the query's structure. A name
+given for a benchmark is looked up first (:func:`resolve`) and the query runs with its IRI.
 """
 
 from __future__ import annotations
@@ -51,6 +53,10 @@ class QueryError(Exception):
     def __init__(self, message: str, parameter: str | None = None) -> None:
         super().__init__(message)
         self.parameter = parameter
+
+
+class UnknownName(QueryError):
+    """A parameter names something the store does not hold."""
 
 
 def _to_iri(text: str) -> NamedNode:
@@ -158,6 +164,49 @@ class NamedQuery:
                 message = f"{_shown(text)} is not a valid {p.type} ({detail})"
                 raise QueryError(f"{self.name}: parameter {p.name!r}: {message}", p.name) from None
         return bound
+
+
+# Parameter types given by a name that is looked up in the store before the query runs: the
+# internal query (bound: ?name) answers the IRIs the name stands for, and the query is then run
+# with the IRI, which it can use in its patterns (the engine plans a term written into a
+# pattern as the constant it is; a label matched in a UNION or FILTER makes it read every
+# result of the store).
+LOOKUPS = {"benchmark": "benchmarks-named"}
+
+Lookup = Callable[[str, Literal], list[str]]
+
+
+def resolve(
+    named: NamedQuery, bound: Mapping[str, NamedNode | Literal], lookup: Lookup
+) -> dict[str, NamedNode | Literal]:
+    """``bound`` with each name given for a parameter of a :data:`LOOKUPS` type replaced by
+    the IRI it names. ``lookup(text, name)`` runs the internal query ``text`` with ``?name``
+    bound and returns its first column.
+
+    Raises UnknownName when a name names nothing, QueryError when it names several things.
+    """
+    out = dict(bound)
+    for p in named.params:
+        term = bound.get(p.name)
+        if p.type not in LOOKUPS or not isinstance(term, Literal):
+            continue
+        found = lookup(internal(LOOKUPS[p.type]), term)
+        shown = _shown(term.value)
+        if not found:
+            raise UnknownName(
+                f"{named.name}: parameter {p.name!r}: no {p.type} is named {shown} (a "
+                f"{p.type}'s label or its dataset's name, spelled as published, or its IRI)",
+                p.name,
+            )
+        if len(found) > 1:
+            listed = ", ".join(f"<{iri}>" for iri in found[:10])
+            raise QueryError(
+                f"{named.name}: parameter {p.name!r}: {shown} names {len(found)} {p.type}s "
+                f"({listed}); give the IRI of one",
+                p.name,
+            )
+        out[p.name] = NamedNode(found[0])
+    return out
 
 
 def parse_header(path: Path, text: str) -> tuple[str, str, tuple[Param, ...]]:

@@ -7,6 +7,7 @@ query workers on first use (``benchgraph serve`` starts them before it listens).
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import re
 import shutil
@@ -17,6 +18,7 @@ from collections.abc import Hashable
 from pathlib import Path
 from typing import cast
 
+import pyoxigraph as ox
 from flask import current_app, request
 
 from benchgraph.queries import NamedQuery
@@ -134,6 +136,20 @@ class Backend:
         if isinstance(reply, Answer):
             return reply
         raise failure_error(reply)
+
+    def lookup(self, text: str, name: ox.Literal) -> list[str]:
+        """The first column of the internal query ``text`` run with ``?name`` bound (what a
+        name given for a parameter stands for: see :func:`benchgraph.queries.resolve`),
+        cached for the store generation like any answer."""
+        self.pool.start()
+        key = (self.pool.generation.tag, ("lookup", text, str(name)))
+        answer = self.cache.get(key)
+        if answer is None:
+            answer = self.run(Job(text, "json", None, self.max_rows, {"name": name}))
+            self.cache.put(key, answer)
+        document = json.loads(answer.body)
+        first = document["head"]["vars"][0]
+        return [row[first]["value"] for row in document["results"]["bindings"] if first in row]
 
     def dump_file(self, key: str) -> Path:
         """The dump of the store in the format with media key ``key``, as a file.

@@ -1,8 +1,11 @@
 """The named-query surface: ``/queries`` lists the catalogue, ``/queries/<name>`` runs one.
 
 Every ``queries/*.rq`` file is served under its stem. Query-string parameters are converted to
-RDF terms by :meth:`benchgraph.queries.NamedQuery.bind` and bound to the query's variables,
-never written into its text; ``format`` is reserved for choosing the answer's format. Answers
+RDF terms by :meth:`benchgraph.queries.NamedQuery.bind` (a name given for a benchmark is
+looked up first: :func:`benchgraph.queries.resolve`; a name that names nothing is 404) and
+bound to the query's variables, each written in place of its variable as one RDF term by
+:func:`benchgraph.sparqltext.substitute`; ``format`` is reserved for choosing the answer's
+format. Answers
 are cached per store generation and carry an ``ETag`` and ``Last-Modified``, so revalidation is
 answered 304 without running anything. The queries that take no parameter are answered ahead of
 their first request by a :class:`Warmer` (``benchgraph serve`` starts one).
@@ -19,7 +22,7 @@ from collections.abc import Hashable, Mapping
 from flask import Blueprint, Flask, Response, jsonify, render_template, request
 from werkzeug.http import is_resource_modified
 
-from benchgraph.queries import NamedQuery, QueryError
+from benchgraph.queries import NamedQuery, QueryError, UnknownName, resolve
 from benchgraph.sparqltext import query_form
 from benchgraph.store import StoreError
 from server import media
@@ -132,7 +135,9 @@ def run(name: str) -> Response:
     named = _find(backend, name)
     values = _values(named)
     try:
-        bindings = named.bind(values)
+        bindings = resolve(named, named.bind(values), backend.lookup)
+    except UnknownName as error:
+        raise ApiError(404, str(error), parameter=error.parameter) from None
     except QueryError as error:
         raise ApiError(400, str(error), parameter=error.parameter) from None
     formats = request.args.getlist("format")

@@ -130,6 +130,13 @@ def test_bad_usage_is_exit_two(store_dir: Path) -> None:
     assert unknown.returncode == 2 and "methods-introduced-by-paper" in unknown.stderr
 
 
+def test_a_benchmark_name_that_names_nothing_is_exit_two(store_dir: Path) -> None:
+    assert run_cli("ingest", str(EXAMPLES), store=store_dir).returncode == 0
+    done = run_cli("query", "leaderboard", "--param", "benchmark=NoSuch", store=store_dir)
+    assert done.returncode == 2
+    assert "parameter 'benchmark': no benchmark is named 'NoSuch'" in done.stderr
+
+
 def test_query_json_is_sparql_results_json(store_dir: Path) -> None:
     assert run_cli("ingest", str(EXAMPLES), store=store_dir).returncode == 0
     done = run_cli(

@@ -20,7 +20,7 @@ def seeded(seeds: Path, store: Store) -> Store:
 
 def labels(store: Store, name: str, paper: str) -> list[str]:
     named = queries.find(name)
-    rows = store.query(named.text, named.bind({"paper": paper}))
+    rows = store.answer(named, {"paper": paper})
     return sorted(row["label"].value for row in rows)
 
 
@@ -62,7 +62,28 @@ def test_parameters_are_bound_not_spliced(seeded: Store) -> None:
 
 def test_results_reported_by_paper_keep_published_precision(seeded: Store) -> None:
     named = queries.find("results-reported-by-paper")
-    rows = list(seeded.query(named.text, named.bind({"paper": "CompoSET paper v1"})))
+    rows = list(seeded.answer(named, {"paper": "CompoSET paper v1"}))
     assert len(rows) == 273
     values = {row["value"].value for row in rows}
     assert "5.0" in values and "0.0" in values  # not rewritten as 5 and 0
+
+
+def test_a_name_that_names_several_benchmarks_lists_them() -> None:
+    named = queries.find("leaderboard")
+    several = ["https://example.org/b1", "https://example.org/b2"]
+    with pytest.raises(queries.QueryError, match="names 2 benchmarks") as refused:
+        queries.resolve(named, named.bind({"benchmark": "ImageNet"}), lambda text, name: several)
+    assert not isinstance(refused.value, queries.UnknownName)
+    assert refused.value.parameter == "benchmark"
+    assert all(f"<{iri}>" in str(refused.value) for iri in several)
+
+
+def test_an_iri_is_not_looked_up() -> None:
+    named = queries.find("leaderboard")
+    iri = "https://w3id.org/benchgraph/id/benchmark/x/y"
+
+    def lookup(text: str, name: object) -> list[str]:
+        raise AssertionError("an IRI needs no lookup")
+
+    resolved = queries.resolve(named, named.bind({"benchmark": iri}), lookup)
+    assert resolved["benchmark"].value == iri

@@ -265,11 +265,17 @@ def test_parameters_cannot_reach_the_query_text(server: Any, http: Any, name, pa
     url = f"{server.url}queries/{name}"
     others = {p.name: REAL[p.name] for p in queries.catalogue()[name].params
               if p.name != param and p.name in REAL}  # fmt: skip
-    harmless = bindings(http.fetch(http.url(url, **others, **{param: HARMLESS[kind]})))
+    # A name of a type that is looked up first (a benchmark's) names nothing: 404, like every
+    # splice attempt, which is then refused as a name, never run.
+    looked_up = kind in queries.LOOKUPS
+    first = http.fetch(http.url(url, **others, **{param: HARMLESS[kind]}))
+    if looked_up:
+        assert first.status == 404 and first.json()["parameter"] == param, first.text
+    harmless = None if looked_up else bindings(first)
     outcomes = {"refused": 0, "harmless": 0}
     for value in SPLICE:
         reply = http.fetch(http.url(url, **others, **{param: value}))
-        if reply.status == 400:
+        if reply.status == 400 or (looked_up and reply.status == 404):
             assert reply.json()["parameter"] == param, reply.text
             assert len(reply.body) < 4096  # a long value is not echoed back whole
             outcomes["refused"] += 1

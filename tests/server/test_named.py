@@ -247,6 +247,24 @@ def test_invalid_typed_parameter_is_400(seeds_server: Any, http: Any) -> None:
     assert reply.status == 400 and reply.json()["parameter"] == "days"
 
 
+def test_a_benchmark_that_is_not_in_the_store_is_404_not_an_empty_leaderboard(
+    seeds_server: Any, http: Any
+) -> None:
+    url = http.url(f"{seeds_server.url}queries/leaderboard", benchmark="GenAI Bench Nope")
+    reply = http.fetch(url)
+    body = reply.json()
+    assert reply.status == 404 and body["ok"] is False and body["status"] == 404
+    assert body["parameter"] == "benchmark" and "no benchmark is named" in body["error"]
+
+
+def test_a_benchmark_name_is_looked_up_and_answered_with_its_iri(
+    seeds_server: Any, http: Any
+) -> None:
+    document = ask(http, seeds_server, "leaderboard", benchmark="CompoSET")  # its dataset's name
+    (benchmark,) = set(column(document, "benchmark"))
+    assert benchmark == "https://w3id.org/benchgraph/id/benchmark/composet/composet"
+
+
 def test_unknown_query_is_404(seeds_server: Any, http: Any) -> None:
     reply = http.fetch(f"{seeds_server.url}queries/no-such-query")
     assert reply.status == 404 and "no named query" in reply.json()["error"]

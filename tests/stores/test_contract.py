@@ -51,7 +51,7 @@ def load(store: Store, folder: Path) -> None:
 
 def rows(store: Store, name: str, values: dict[str, str]) -> list[tuple[str, ...]]:
     named = queries.find(name)
-    answer = store.query(named.text, named.bind(values))
+    answer = store.answer(named, values)
     assert isinstance(answer, ox.QuerySolutions), name
     names = [v.value for v in answer.variables]
     found = []

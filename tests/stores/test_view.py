@@ -268,8 +268,8 @@ def test_named_queries_answer_alike_on_every_kind_of_store(store: Store, tmp_pat
         for named in queries.catalogue().values():
             if any(p.required for p in named.params):
                 continue
-            expected = reference.query(named.text, named.bind({}))
-            got = store.query(named.text, named.bind({}))
+            expected = reference.answer(named, {})
+            got = store.answer(named, {})
             assert isinstance(expected, ox.QuerySolutions)
             assert isinstance(got, ox.QuerySolutions)
             assert sorted(map(str, got)) == sorted(map(str, expected)), named.name
