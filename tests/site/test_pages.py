@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import html
 import re
 import xml.etree.ElementTree as ET
 
 from flask.testing import FlaskClient
+from support import SEEDS
 
 from server import charts
 
@@ -98,6 +100,21 @@ def test_home_search_and_query(seeds_site: FlaskClient) -> None:
     answer = page(seeds_site, "/query?query=ASK%20%7B%7D")
     assert "<td>true</td>" in answer
     assert "leaderboard" in page(seeds_site, "/query")
+
+
+def test_the_leaderboard_example_lists_each_result_once(seeds_site: FlaskClient) -> None:
+    """The /query example runs the leaderboard text as it is (no benchmark given): every
+    benchmark's leaderboard, and each result once, under one label of its benchmark."""
+    listing = page(seeds_site, "/query")
+    link = re.search(r'href="([^"]*)">leaderboard</a>', listing)
+    assert link is not None
+    answer = page(seeds_site, html.unescape(link.group(1)))
+    results = re.findall(r"https://w3id.org/benchgraph/id/result/[^<\"&]+", answer)
+    assert results and len(results) == len(set(results))
+    assert "CompoSET on CompoSET" in answer
+    assert answer.count("<td>CompoSET</td>") == 0  # not the dataset's name as a second label
+    if SEEDS.is_dir():
+        assert len(results) == 70  # the 5 founding pages' primary metrics
 
 
 def test_query_page_uses_the_sparql_guard(seeds_site: FlaskClient) -> None:
