@@ -110,10 +110,11 @@ def du(path: Path) -> int:
 # 1. Ingest
 
 
-def ingest_once(pages: Path, store: Path) -> tuple[float, int]:
-    """Ingest into a fresh ``store``; return seconds and peak RSS in bytes."""
+def ingest_once(pages: Path, store: Path, binary: Path = BIN / "benchgraph") -> tuple[float, int]:
+    """Ingest into a fresh ``store`` with ``binary`` (this checkout's ``benchgraph``, or a
+    baseline's); return seconds and peak RSS in bytes."""
     shutil.rmtree(store, ignore_errors=True)
-    command = [str(BIN / "benchgraph"), "ingest", "--quiet", "--store", str(store), str(pages)]
+    command = [str(binary), "ingest", "--quiet", "--store", str(store), str(pages)]
     timer = Path("/usr/bin/time")
     if timer.exists():
         command = [str(timer), "-v", *command]
@@ -157,8 +158,15 @@ def export(store: Path, nquads: Path) -> None:
 
 
 def measure_ingest(
-    pages: Path, work: Path, manifest: dict[str, Any], repeat: int, warmup: bool
+    pages: Path,
+    work: Path,
+    manifest: dict[str, Any],
+    repeat: int,
+    warmup: bool,
+    baseline: Path | None = None,
 ) -> dict[str, Any]:
+    """Ingest against the bulk-load floor, and against the ingest of the ``baseline`` checkout
+    (another version, its own ``.venv``), run in turn with this one's on the same pages."""
     store = work / "store"
     rss: list[int] = []
 
@@ -167,7 +175,30 @@ def measure_ingest(
         rss.append(peak)
         return seconds
 
-    times = repeated(run, repeat, warmup)
+    before: dict[str, Any] | None = None
+    if baseline is None:
+        times = repeated(run, repeat, warmup)
+    else:
+        base_store, base_rss = work / "baseline-store", []
+        binary = baseline / ".venv" / "bin" / "benchgraph"
+
+        def base() -> float:
+            seconds, peak = ingest_once(pages, base_store, binary)
+            base_rss.append(peak)
+            return seconds
+
+        if warmup:
+            run(), base()
+        pairs = [(run(), base()) for _ in range(repeat)]
+        times, base_times = [a for a, _ in pairs], [b for _, b in pairs]
+        before = {
+            "checkout": str(baseline),
+            "revision": _revision(baseline),
+            "ingest_s": stats(base_times),
+            "peak_rss_mb": stats([r / 2**20 for r in base_rss[-repeat:]]),
+            "store_mb": du(base_store) / 2**20,
+        }
+        shutil.rmtree(base_store, ignore_errors=True)
     rss = rss[-repeat:]
     nquads = work / "store.nq"
     export(store, nquads)
@@ -191,11 +222,25 @@ def measure_ingest(
         "peak_rss_mb": stats([r / 2**20 for r in rss]),
         "store_mb": du(store) / 2**20,
         "nquads_mb": nquads.stat().st_size / 2**20,
+        "baseline": before,
+        "ratio_over_baseline": (
+            ingest_s["median"] / before["ingest_s"]["median"] if before else None
+        ),
     }
+
+
+def _revision(checkout: Path) -> str:
+    """The commit a checkout is at (abbreviated), or '' outside git."""
+    done = subprocess.run(
+        ["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    )
+    return done.stdout.strip()
 
 
 # ---------------------------------------------------------------------------------------------
 # 2. Named queries over HTTP
+
+USER_QUERIES = ("largest-benchmark", "user-leaderboard", "bare-lookup")
 
 
 def latency(
@@ -300,8 +345,9 @@ class QuerySettings:
 
 def measure_queries(
     store: Path, nquads: Path, work: Path, settings: QuerySettings
-) -> tuple[dict[str, Any], dict[str, float]]:
-    """Each named query's measurements, and what benchgraph serve warmed before them."""
+) -> tuple[dict[str, Any], dict[str, float], dict[str, Any]]:
+    """Each named query's measurements, what benchgraph serve warmed before them, and the
+    user's hand-written leaderboard (:func:`measure_user_query`)."""
     peer_store = work / "peer-store"
     shutil.rmtree(peer_store, ignore_errors=True)
     shutil.copytree(store, peer_store, ignore=shutil.ignore_patterns("LOCK"))
@@ -356,6 +402,7 @@ def measure_queries(
                 mine, theirs = bg[f"{key}_qps"], peer[f"{key}_qps"]
                 row[f"ratio_{key}"] = mine["median"] / theirs["median"] if mine and theirs else None
             out[name] = row
+        user = measure_user_query(store, bg_url, ox_url, settings)
         for server in servers:
             server.stop()
         servers.clear()
@@ -365,7 +412,38 @@ def measure_queries(
         for server in servers:
             server.stop()
         shutil.rmtree(peer_store, ignore_errors=True)
-    return out, warmed
+    return out, warmed, user
+
+
+def measure_user_query(
+    store: Path, bg_url: str, ox_url: str, settings: QuerySettings
+) -> dict[str, Any]:
+    """The leaderboard a user writes by hand for the largest benchmark (bench/queries/
+    user-leaderboard.rq) against the bare lookup of its results (bare-lookup.rq), each through
+    benchgraph's /sparql and oxigraph's /query: uncached latency and rows."""
+    import pyoxigraph as ox
+
+    from benchgraph.sparqltext import substitute
+
+    text = {name: (REPO / "bench" / "queries" / f"{name}.rq").read_text() for name in USER_QUERIES}
+    found = ox.Store.read_only(str(store)).query(text["largest-benchmark"])
+    assert isinstance(found, ox.QuerySolutions)
+    (top,) = list(found)
+    benchmark, results = top["benchmark"], int(top["results"].value)
+    row: dict[str, Any] = {"benchmark": benchmark.value, "results": results}
+    for name in ("user-leaderboard", "bare-lookup"):
+        sparql = substitute(text[name], {"benchmark": benchmark})
+        series: list[str | None] = [None] * (settings.requests + 1)
+        for kind, base in (("benchgraph", bg_url), ("oxigraph", ox_url)):
+            log(f"  {name} on {kind}")
+            row.setdefault(name, {})[kind] = latency(
+                Target(kind, base, name, sparql), series, False, settings.latency_budget
+            )
+    mine, bare = row["user-leaderboard"]["benchgraph"], row["bare-lookup"]["benchgraph"]
+    row["ratio_over_bare"] = mine["p50_ms"] / bare["p50_ms"]
+    counts = {c for c in mine["row_counts"] if c is not None}
+    row["one_row_per_result"] = counts == {results}
+    return row
 
 
 def same_rows(one: dict[str, Any], other: dict[str, Any]) -> bool | None:
@@ -654,6 +732,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=int,
         help="runs of the validation timings above 100 pages (default --repeat)",
     )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="a checkout of another version with its own .venv (git worktree add DIR REV; make "
+        "-C DIR install): its ingest is timed in turn with this one's, on the same pages, which "
+        "its own generator draws (so that both versions read every page)",
+    )
     parser.add_argument("--out", default="BENCHMARKS.md", help="the Markdown report")
     parser.add_argument(
         "--append",
@@ -699,10 +784,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         for pages in sizes:
             work = Path(tmp) / str(pages)
             corpus = work / "corpus"
+            # With a baseline, its own generator draws the corpus: pages both versions read.
+            source = args.baseline or REPO
+            python = source / ".venv" / "bin" / "python" if args.baseline else Path(sys.executable)
             done = subprocess.run(
-                [sys.executable, "-m", "bench.generate", "--pages", str(pages), "--seed",
+                [str(python), "-m", "bench.generate", "--pages", str(pages), "--seed",
                  str(SEED), "--out", str(corpus)],
-                capture_output=True, text=True, cwd=REPO, timeout=3600,
+                capture_output=True, text=True, cwd=source, timeout=3600,
             )  # fmt: skip
             if done.returncode != 0:
                 sys.stderr.write(done.stderr)
@@ -717,10 +805,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 build_store(corpus / "pages", work)
             else:
                 log(f"{pages} pages: ingest ×{repeat} (load average {load_average()})")
-                ingest = measure_ingest(corpus / "pages", work, manifest, repeat, repeat > 1)
+                ingest = measure_ingest(
+                    corpus / "pages", work, manifest, repeat, repeat > 1, args.baseline
+                )
                 ingest["load_average"] = load_average()
             queries: dict[str, Any] = {}
             warmed: dict[str, float] | None = None
+            user: dict[str, Any] | None = None
             if pages <= args.query_max_pages:
                 log(f"{pages} pages: queries (load average {load_average()})")
                 settings = QuerySettings(
@@ -736,7 +827,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     query_timeout=args.query_timeout,
                     latency_budget=args.latency_budget,
                 )
-                queries, warmed = measure_queries(work / "store", work / "store.nq", work, settings)
+                queries, warmed, user = measure_queries(
+                    work / "store", work / "store.nq", work, settings
+                )
             measured = {
                 "pages": pages,
                 "command": command,
@@ -745,6 +838,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "serve_warm": warmed,
                 "ingest": ingest,
                 "queries": queries,
+                "user_query": user,
             }
             data["sizes"] = merged(data["sizes"], measured)
             write(out, data)
@@ -789,6 +883,7 @@ def merged(sizes: list[dict[str, Any]], measured: dict[str, Any]) -> list[dict[s
     if measured["queries"]:
         new["query_settings"] = measured["query_settings"]
         new["serve_warm"] = measured["serve_warm"]
+        new["user_query"] = measured["user_query"]
     new["commands"] = list(old.get("commands", [old["command"]]))
     if measured["command"] not in new["commands"]:
         new["commands"].append(measured["command"])
