@@ -137,8 +137,8 @@ def compare(before_path: Path, after_path: Path) -> int:
         print(f"{name}: DIFFERS ({sum(same)} of {max(len(old), len(new))} answers the same)")
         for a, b in zip(old, new, strict=False):
             if a != b:
-                before, after = len(a["rows"]), len(b["rows"])
-                print(f"  asked {a['values']}: {before} rows before, {after} after")
+                print(f"  asked {a['values']}: {len(a['rows'])} rows before, ", end="")
+                print(f"{len(b['rows'])} after")
                 if a["vars"] != b["vars"]:
                     print(f"  columns {a['vars']} before, {b['vars']} after")
                 for x, y in zip(a["rows"], b["rows"], strict=False):

@@ -40,6 +40,25 @@ def test_a_missing_store_stops_serve_with_exit_2(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
+def test_a_store_of_the_earlier_layout_stops_serve_saying_how_to_upgrade_it(
+    tmp_path: Path,
+) -> None:
+    import pyoxigraph as ox
+
+    from benchgraph.store import EmbeddedStore
+
+    folder = tmp_path / "store"
+    assert run_cli("ingest", str(LAION), store=folder).returncode == 0
+    earlier = ox.Store(str(folder))  # as the earlier version left it: page graphs, no view
+    earlier.clear_graph(ox.DefaultGraph())
+    earlier.flush()
+    del earlier
+    (folder / EmbeddedStore.LAYOUT_FILE).unlink()
+    done = serve("--store", str(folder))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "earlier version" in done.stderr and "benchgraph repair" in done.stderr
+
+
 @pytest.mark.parametrize(
     ("option", "value", "message"),
     [
