@@ -146,10 +146,10 @@ SETTINGS = (
         "4GiB",
         "Memory one query worker may use while it runs a query, a named query or a dump (its "
         "own resident memory; shared libraries not counted), in bytes or with KiB, MiB or GiB: "
-        "512MiB, 4GiB. A query that needs more is stopped and answered 503. The largest job "
-        "measured, a Turtle dump of 10,000 pages, peaks at 1.2 GiB; with the default, two "
-        "workers at the limit, the spare and the server stay under 9 GiB of a 24 GiB machine "
-        "and leave the rest to the page cache.",
+        "512MiB, 4GiB. A query that needs more is stopped and answered 503. The largest jobs "
+        "measured at 10,000 pages, the parameterless named queries, peak at about 700 MiB; "
+        "with the default, two workers at the limit, the spare and the server stay under 9 "
+        "GiB of a 24 GiB machine and leave the rest to the page cache.",
         "bytes",
         64 << 20,
         "serve",
