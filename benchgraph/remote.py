@@ -354,7 +354,9 @@ class RemoteStore(Store):
             return
         self._staging_cleaned = True
         answer = self.query(
-            queries.internal("staging-graphs"), {"staging": ox.Literal(graphs.STAGING)}
+            queries.internal("staging-graphs"),
+            {"staging": ox.Literal(graphs.STAGING)},
+            default_graph=(),  # named graphs only, the staging ones among them
         )
         assert isinstance(answer, ox.QuerySolutions)
         now = time.time()

@@ -59,7 +59,7 @@ class RemotePool:
         with self._guard:
             if self._store is None:
                 try:
-                    self._store = RemoteStore.from_settings(self.location)
+                    self._store = RemoteStore.from_settings(self.location, read_only=True)
                 except StoreError as error:
                     raise Unreachable(str(error)) from None
                 # A client waits: one quick retry, not the full backoff of a batch job.
@@ -108,7 +108,7 @@ class RemotePool:
 
 
 def _generation(store: RemoteStore) -> Generation:
-    answer = store.query(queries.internal("generation"))
+    answer = store.query(queries.internal("generation"), default_graph=())  # named graphs only
     assert isinstance(answer, ox.QuerySolutions)
     values = [str(getattr(row[name], "value", "")) for row in answer for name in answer.variables]
     latest = values[-1] if values else ""
