@@ -86,9 +86,10 @@ def substitute(text: str, bindings: Mapping[str, Term]) -> str:
     variable in patterns, filters and projections (not as the target of ``BIND`` or in
     ``BOUND``). In patterns and expressions the variable becomes the term. A ``SELECT`` that
     projects it keeps the column: as ``(term AS ?name)``, or as the variable itself when a
-    subquery inside already projects it (a variable may be bound once); ``GROUP BY`` and
-    ``ORDER BY`` follow their ``SELECT``. Raises ValueError for a blank node, which query text
-    cannot name.
+    subquery inside already projects it (a variable may be bound once) or its ``GROUP BY``
+    binds it. A ``GROUP BY`` condition becomes ``(term AS ?name)``, which every engine reads
+    (rdflib cannot evaluate a bare constant there), and an ``ORDER BY`` one ``(term)``. Raises
+    ValueError for a blank node, which query text cannot name.
     """
     for name, bound in bindings.items():
         if isinstance(bound, ox.BlankNode):
@@ -121,17 +122,18 @@ def substitute(text: str, bindings: Mapping[str, Term]) -> str:
             clause, level = "select", depth
             at_depth[depth] = selects[i]
         elif word == "BY" and previous in ("GROUP", "ORDER"):
-            clause, level = "condition", depth
+            clause, level = ("group" if previous == "GROUP" else "order"), depth
         name = token.text[1:]
         if token.kind == "var" and name in bindings:
             term = str(bindings[name])
             owner = at_depth.get(level)
             in_scope = owner is not None and name in owner.inner
-            if clause and depth == level and in_scope:
+            grouped = owner is not None and name in owner.grouped
+            if clause and depth == level and (in_scope or (clause == "select" and grouped)):
                 out.append(token.text)
-            elif clause == "select" and depth == level:
+            elif clause in ("select", "group") and depth == level:
                 out.append(f"({term} AS {token.text})")
-            elif clause == "condition" and depth == level:
+            elif clause == "order" and depth == level:
                 out.append(f"({term})")
             else:
                 out.append(term)
@@ -147,6 +149,7 @@ class _Select:
     end: int = 0  # index of the token closing its WHERE group
     projected: set[str] = field(default_factory=set)  # bound variables it projects
     inner: set[str] = field(default_factory=set)  # bound variables a subquery inside projects
+    grouped: set[str] = field(default_factory=set)  # bound variables its GROUP BY names bare
 
 
 def _selects(found: list[Token], names: set[str]) -> dict[int, _Select]:
@@ -169,13 +172,39 @@ def _selects(found: list[Token], names: set[str]) -> dict[int, _Select]:
                 depth -= 1
                 if depth == 0 and not in_projection and other.text == "}":
                     select.end = j
+                    select.grouped = _grouped(code[n + 1 :], j, names)
                     break
             elif other.kind == "name" and other.text.upper() in ("WHERE", "FROM"):
                 in_projection = False
             elif in_projection and depth == 0 and other.kind == "var" and other.text[1:] in names:
                 select.projected.add(other.text[1:])
     for outer in selects.values():
+        if outer.inner & outer.grouped:  # bound inside already: the variable stays as it is
+            outer.grouped -= outer.inner
         for inner in selects.values():
             if outer.start < inner.start < outer.end:
                 outer.inner |= inner.projected
     return selects
+
+
+def _grouped(code: list[tuple[int, Token]], end: int, names: set[str]) -> set[str]:
+    """Which of ``names`` the ``GROUP BY`` after the WHERE group closing at token ``end``
+    names as bare variables (none when that group is not followed by ``GROUP BY``)."""
+    after = [token for i, token in code if i > end]
+    words = [t.text.upper() if t.kind == "name" else t.text for t in after[:2]]
+    if words != ["GROUP", "BY"]:
+        return set()
+    grouped: set[str] = set()
+    depth = 0
+    for token in after[2:]:
+        if token.kind == "other" and token.text in "({[":
+            depth += 1
+        elif token.kind == "other" and token.text in ")}]":
+            depth -= 1
+            if depth < 0:
+                break
+        elif depth == 0 and token.kind == "name" and token.text.upper() in _CLAUSE_ENDS:
+            break
+        elif depth == 0 and token.kind == "var" and token.text[1:] in names:
+            grouped.add(token.text[1:])
+    return grouped

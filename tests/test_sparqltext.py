@@ -106,3 +106,18 @@ def test_a_blank_node_cannot_be_bound_in_text() -> None:
 )
 def test_the_query_form_is_read_by_the_lexer(query: str, form: str | None) -> None:
     assert query_form(query) == form
+
+
+@pytest.mark.parametrize("name", ["aggregate", "nested"])
+def test_a_bound_group_condition_is_one_rdflib_evaluates(store: ox.Store, name: str) -> None:
+    """rdflib cannot evaluate a bare constant in GROUP BY (``GROUP BY (<iri>)``, valid SPARQL),
+    so a bound group variable is written ``(term AS ?x)``: a remote store built on it answers
+    as pyoxigraph does."""
+    import rdflib
+
+    term = ox.Literal("alpha")
+    written = substitute(QUERIES[name], {"x": term})
+    graph = rdflib.Graph()
+    graph.parse(data=DATA, format="turtle")
+    found = sorted(tuple(value.n3() for value in row) for row in graph.query(written))
+    assert found == answers(store.query(QUERIES[name], substitutions={ox.Variable("x"): term}))
