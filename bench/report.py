@@ -236,8 +236,9 @@ def markdown(data: dict[str, Any]) -> str:
             "uncached, fewer requests (rdflib is slow); a request still running after the time "
             "limit ends the series (`n + 1 timed out`: n answered, then one timed out), the "
             "endpoint is restarted, and the ratio is then a lower bound (`≥`: the median with "
-            "the timed-out request counted at the limit). Ratio: rdflib p50 / benchgraph "
-            "uncached p50 (higher is better for benchgraph).",
+            "the timed-out request counted at the limit); an error answer ends it too (`n + 1 "
+            "refused`), with no ratio. Ratio: rdflib p50 / benchgraph uncached p50 (higher is "
+            "better for benchgraph).",
             "",
             "| pages | query | n | rdflib p50 / p95 ms | benchgraph p50 ms | rdflib / benchgraph "
             "| rdflib load s | same rows |",
@@ -253,6 +254,13 @@ def markdown(data: dict[str, Any]) -> str:
                 else (f"{f(u['p50_ms'])} / {f(u['p95_ms'])}")
             )
             same = yes_no(r["same_rows"])
+            if r.get("refused"):  # the endpoint answered an error: nothing to compare
+                lines.append(
+                    f"| {pages} | {name} | {u['requests']} + 1 refused ({r['refused']}) | — "
+                    f"| {f(row['benchgraph']['uncached']['p50_ms'])} | — "
+                    f"| {f(r.get('load_s', math.nan), 1)} | n/a |"
+                )
+                continue
             lines.append(
                 f"| {pages} | {name} | {u['requests']}"
                 + (" + 1 timed out" if r["timed_out"] else "")
@@ -497,7 +505,11 @@ def verdicts(data: dict[str, Any]) -> list[str]:
             f"{f(i['baseline']['store_mb'], 0)} MB before, {f(i['store_mb'], 0)} MB after)"
         )
     for size in with_queries:
-        rows = [(n, r) for n, r in size["queries"].items() if "rdflib" in r]
+        rows = [
+            (n, r)
+            for n, r in size["queries"].items()
+            if "rdflib" in r and not math.isnan(r["ratio_rdflib_over_benchgraph"])
+        ]
         if not rows:
             continue
         name, row = min(rows, key=lambda nr: nr[1]["ratio_rdflib_over_benchgraph"])

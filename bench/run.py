@@ -479,10 +479,14 @@ def measure_rdflib(
             # The first values, which benchgraph was also asked uncached.
             series: list[str | None] = list(values[param][1 : n + 1]) if param else [None] * n
             target = Target("rdflib", url, name, texts[name], timeout=settings.rdflib_timeout)
-            timings, rows, timed_out = [], [], False
+            timings, rows, timed_out, refused = [], [], False, ""
             for value in series:
                 try:
                     seconds, count = timed(target.request(value, False, 0))
+                except urllib.error.HTTPError as error:  # an answer, not a time-out
+                    log(f"rdflib: {name}: {error!r}")
+                    refused = f"HTTP {error.code}"
+                    break
                 except FAILED as error:
                     log(f"rdflib: {name}: {error!r}")
                     timed_out = True
@@ -507,12 +511,16 @@ def measure_rdflib(
                     "rows": sum(rows),
                 },
                 "timed_out": timed_out,
+                "refused": refused,  # the endpoint's error status, when it answered one
                 "timeout_s": settings.rdflib_timeout,
                 "load_s": load_s,
                 # benchgraph's first values are the same (after its warm-up value).
-                "same_rows": None if timed_out else rows == _benchgraph_rows(row, param, rows),
+                "same_rows": None
+                if timed_out or refused
+                else rows == _benchgraph_rows(row, param, rows),
             }
-            row["ratio_rdflib_over_benchgraph"] = (bound if timed_out else p50) / bg["p50_ms"]
+            ratio = (bound if timed_out else p50) / bg["p50_ms"]
+            row["ratio_rdflib_over_benchgraph"] = float("nan") if refused else ratio
     finally:
         server.stop()
 
@@ -780,6 +788,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if command not in commands:  # a run repeated replaces its numbers, one line is enough
             commands.append(command)
         data.setdefault("validations", [data["validation"]] if data.get("validation") else [])
+    if args.work:
+        Path(args.work).mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="bench-", dir=args.work) as tmp:
         for pages in sizes:
             work = Path(tmp) / str(pages)
