@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections import defaultdict
@@ -13,6 +14,16 @@ import pyoxigraph as ox
 REPO = Path(__file__).resolve().parents[1]
 SEEDS = REPO.parent / "shared" / "seeds"
 EXAMPLES = REPO / "examples"
+# A sota2 page's section for one result, scanned independently of the parser under test.
+SOTA2_SECTION = re.compile(
+    r"^### (?P<method>.+)\n\n"
+    r"(?P<metric>.+): (?P<value>-?[\d.]+)\. Result ID: (?P<id>[0-9a-f]{24})\.\n\n"
+    r"\[Reporting paper\]\(<[^>]*/paper/(?P<rep>[0-9a-f]{24})\.md>\)\n\n"
+    r"(?:\[Method origin paper\]\(<[^>]*/paper/(?P<origin>[0-9a-f]{24})\.md>\)\n\n)?"
+    r"(?:\[Implementation\]\(<(?P<impl>[^>]+)>\)\n\n)?"
+    r"Recorded evaluation configuration: (?P<config>Not recorded|\{.*?\})\. This record",
+    re.MULTILINE,
+)
 
 
 def run_cli(*args: str, store: Path | None = None) -> subprocess.CompletedProcess[str]:

@@ -13,6 +13,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from support import SOTA2_SECTION as SECTION
 from support import Index
 
 from benchgraph import vocab as V
@@ -20,15 +21,6 @@ from benchgraph.store import Store
 from ingest.loader import ingest_file
 from ingest.names import normalise
 
-SECTION = re.compile(
-    r"^### (?P<method>.+)\n\n"
-    r"(?P<metric>.+): (?P<value>-?[\d.]+)\. Result ID: (?P<id>[0-9a-f]{24})\.\n\n"
-    r"\[Reporting paper\]\(<[^>]*/paper/(?P<rep>[0-9a-f]{24})\.md>\)\n\n"
-    r"(?:\[Method origin paper\]\(<[^>]*/paper/(?P<origin>[0-9a-f]{24})\.md>\)\n\n)?"
-    r"(?:\[Implementation\]\(<(?P<impl>[^>]+)>\)\n\n)?"
-    r"Recorded evaluation configuration: (?P<config>Not recorded|\{.*?\})\. This record",
-    re.MULTILINE,
-)
 METRIC_ITEM = re.compile(
     r"^- \[(?P<name>.+?)\]\(<.+?>\): (?P<dir>Higher|Lower) is better; unit: (?P<unit>\w+)\.$",
     re.MULTILINE,

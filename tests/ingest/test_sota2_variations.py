@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
+from support import SOTA2_SECTION as SECTION
 from support import Index
 
 from benchgraph import validation
@@ -31,15 +32,6 @@ from ingest.records import Page
 DATA = Path(__file__).resolve().parents[1] / "data" / "sota2"
 PAGES = ("nocaps-latency-page-1.md", "nocaps-latency-page-2.md", "nocaps-cider.md")
 NOW = "2026-12-31T00:00:00+00:00"
-SECTION = re.compile(
-    r"^### (?P<method>.+)\n\n"
-    r"(?P<metric>.+): (?P<value>-?[\d.]+)\. Result ID: (?P<id>[0-9a-f]{24})\.\n\n"
-    r"\[Reporting paper\]\(<[^>]*/paper/(?P<rep>[0-9a-f]{24})\.md>\)\n\n"
-    r"(?:\[Method origin paper\]\(<[^>]*/paper/(?P<origin>[0-9a-f]{24})\.md>\)\n\n)?"
-    r"(?:\[Implementation\]\(<(?P<impl>[^>]+)>\)\n\n)?"
-    r"Recorded evaluation configuration: (?P<config>Not recorded|\{.*?\})\. This record",
-    re.MULTILINE,
-)
 ROW = re.compile(r"^\| (.+) \| (\S+) \| (Not recorded|[\d-]+) \| ([0-9a-f]{24}) \|$", re.MULTILINE)
 UNITS = {"SECONDS": V.UNIT + "SEC", "SCALAR": V.UNIT + "UNITLESS", "PERCENT": V.UNIT + "PERCENT"}
 
