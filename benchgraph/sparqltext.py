@@ -99,7 +99,7 @@ def substitute(text: str, bindings: Mapping[str, Term]) -> str:
     found = _layout_tokens(text)
     selects = _selects(found, set(bindings))
     out: list[str] = []
-    clause = ""  # "select" or "condition" while in such a clause, opened at depth ``level``
+    clause = ""  # "select", "group" or "order" while in such a clause, opened at depth ``level``
     depth = level = 0
     previous = ""
     at_depth: dict[int, _Select] = {}  # the SELECT most recently opened at each depth
@@ -172,25 +172,22 @@ def _selects(found: list[Token], names: set[str]) -> dict[int, _Select]:
                 depth -= 1
                 if depth == 0 and not in_projection and other.text == "}":
                     select.end = j
-                    select.grouped = _grouped(code[n + 1 :], j, names)
+                    select.grouped = _grouped([t for k, t in code if k > j], names)
                     break
             elif other.kind == "name" and other.text.upper() in ("WHERE", "FROM"):
                 in_projection = False
             elif in_projection and depth == 0 and other.kind == "var" and other.text[1:] in names:
                 select.projected.add(other.text[1:])
     for outer in selects.values():
-        if outer.inner & outer.grouped:  # bound inside already: the variable stays as it is
-            outer.grouped -= outer.inner
         for inner in selects.values():
             if outer.start < inner.start < outer.end:
                 outer.inner |= inner.projected
     return selects
 
 
-def _grouped(code: list[tuple[int, Token]], end: int, names: set[str]) -> set[str]:
-    """Which of ``names`` the ``GROUP BY`` after the WHERE group closing at token ``end``
-    names as bare variables (none when that group is not followed by ``GROUP BY``)."""
-    after = [token for i, token in code if i > end]
+def _grouped(after: list[Token], names: set[str]) -> set[str]:
+    """Which of ``names`` the ``GROUP BY`` that opens ``after`` (the tokens after a WHERE
+    group) names as bare variables; none when ``after`` does not open with ``GROUP BY``."""
     words = [t.text.upper() if t.kind == "name" else t.text for t in after[:2]]
     if words != ["GROUP", "BY"]:
         return set()
