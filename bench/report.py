@@ -247,13 +247,6 @@ def markdown(data: dict[str, Any]) -> str:
         for pages, name, row in peers:
             r = row["rdflib"]
             u = r["uncached"]
-            bound = "≥ " if r["timed_out"] else ""
-            p50 = (
-                f"≥ {f(r['timeout_s'] * 1000, 0)}"
-                if r["timed_out"] and not u["requests"]
-                else (f"{f(u['p50_ms'])} / {f(u['p95_ms'])}")
-            )
-            same = yes_no(r["same_rows"])
             if r.get("refused"):  # the endpoint answered an error: nothing to compare
                 lines.append(
                     f"| {pages} | {name} | {u['requests']} + 1 refused ({r['refused']}) | — "
@@ -261,6 +254,13 @@ def markdown(data: dict[str, Any]) -> str:
                     f"| {f(r.get('load_s', math.nan), 1)} | n/a |"
                 )
                 continue
+            bound = "≥ " if r["timed_out"] else ""
+            p50 = (
+                f"≥ {f(r['timeout_s'] * 1000, 0)}"
+                if r["timed_out"] and not u["requests"]
+                else (f"{f(u['p50_ms'])} / {f(u['p95_ms'])}")
+            )
+            same = yes_no(r["same_rows"])
             lines.append(
                 f"| {pages} | {name} | {u['requests']}"
                 + (" + 1 timed out" if r["timed_out"] else "")
