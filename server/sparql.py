@@ -65,12 +65,21 @@ def _protocol(limit: int) -> Protocol:
         if kind == _FORM:
             fields = request.form
         elif kind == _QUERY_BODY:
-            try:
-                body_query = request.get_data(cache=False).decode(
-                    request.mimetype_params.get("charset", "utf-8")
+            # The media type is UTF-8 by definition (SPARQL 1.1 Protocol, 2.1.3); a body sent in
+            # another charset is a body type this endpoint does not take.
+            charset = request.mimetype_params.get("charset", "utf-8")
+            if charset.lower() not in ("utf-8", "utf8"):
+                raise ApiError(
+                    415,
+                    f"{_QUERY_BODY} is UTF-8 text; charset={charset} is not taken: send the "
+                    "query in UTF-8",
                 )
-            except (UnicodeDecodeError, LookupError):
-                raise ApiError(400, "the query is not UTF-8 text") from None
+            try:
+                body_query = request.get_data(cache=False).decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise ApiError(
+                    400, f"the query is not UTF-8 text (byte {error.start} is not)"
+                ) from None
         elif kind == _UPDATE_BODY:
             raise ApiError(400, _READ_ONLY)
         else:

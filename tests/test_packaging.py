@@ -1,0 +1,42 @@
+"""The package as installed: every file the server reads at run time is package data, and what
+the README's examples write stays out of version control."""
+
+from __future__ import annotations
+
+import subprocess
+import tomllib
+
+from support import REPO
+
+CONFIG = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+
+
+def test_every_template_folder_is_a_listed_package_with_its_html_as_data() -> None:
+    # setuptools warns ("Package 'server.templates' is absent from the `packages` configuration")
+    # and a wheel leaves the files out when a data folder is neither a package nor package data.
+    folders = {p.parent for p in (REPO / "server").rglob("*.html")}
+    assert folders
+    data = CONFIG["package-data"]
+    for folder in folders:
+        package = ".".join(folder.relative_to(REPO).parts)
+        assert "*.html" in data.get(package, []), package
+        included = CONFIG["packages"]["find"]["include"]
+        assert any(
+            package == pattern or (pattern.endswith("*") and package.startswith(pattern[:-1]))
+            for pattern in included
+        ), package
+
+
+def test_the_remote_store_example_writes_its_data_where_git_ignores_it() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    locations = [
+        line.split("--location", 1)[1].split()[0]
+        for line in readme.splitlines()
+        if "oxigraph serve" in line and "--location" in line
+    ]
+    assert locations
+    for location in locations:
+        ignored = subprocess.run(
+            ["git", "check-ignore", "-q", location + "/x"], cwd=REPO, check=False
+        )
+        assert ignored.returncode == 0, f"{location} is not ignored by .gitignore"
