@@ -7,7 +7,10 @@ STORE ?= var/store
 PORT ?= 8080
 PAPER := 68fa791f1e209131cea7c381
 
-.PHONY: run test lint install bench
+# Test processes side by side (pytest-xdist; 0 runs the tests in this process).
+WORKERS ?= 2
+
+.PHONY: run test lint install bench browser
 
 install: $(VENV)/.installed
 
@@ -33,9 +36,21 @@ lint: install
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-# pytest exits 5 when it collected no test: that is a failure here, not a pass.
-test: lint
-	$(BIN)/python -m pytest; rc=$$?; \
+# The browser tests drive Debian's Chromium through its ChromeDriver: installed here when they
+# are missing and this is a Debian machine run as root; otherwise those tests are skipped, and
+# this says so.
+browser:
+	@if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing chromium and chromium-driver for the browser tests"; \
+	  apt-get update -qq && apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	else echo "no /usr/bin/chromium and /usr/bin/chromedriver (apt-get install chromium" \
+	  "chromium-driver): the browser tests will be skipped" >&2; fi
+
+# pytest exits 5 when it collected no test: that is a failure here, not a pass. Each test file
+# runs whole in one process (--dist loadfile), so a file's fixtures are built once.
+test: lint browser
+	$(BIN)/python -m pytest $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadfile); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "no tests were collected" >&2; exit 1; fi; exit $$rc
 
 # Measures at 100 pages, 3 runs each, against peers run alongside: ingest (vs a bulk load), every

@@ -375,6 +375,11 @@ class WorkerPool:
         oldest.process.kill()  # its request's thread sees the end and replaces it
         return now + self.share
 
+    def running(self) -> int:
+        """How many jobs the workers are running now."""
+        with self._guard:
+            return len(self._running)
+
     def _spawn(self) -> _Worker:
         return _Worker(str(self.location), self.memory_limit)
 

@@ -229,5 +229,10 @@ def _without_dataset(data: str | bytes | None) -> Any:
 
 def shared_server() -> str | None:
     """The query endpoint of an Oxigraph server started for the whole test run (``.ci/run``
-    starts one), or None to start one here."""
+    starts one), or None to start one here.
+
+    When the tests run in several processes (pytest-xdist), only the first uses it: the tests
+    empty the server they share, so each other process starts one of its own."""
+    if os.environ.get("PYTEST_XDIST_WORKER", "gw0") != "gw0":
+        return None
     return os.environ.get("BENCHGRAPH_TEST_OXIGRAPH") or None

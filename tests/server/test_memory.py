@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import REPO
+from support import PATIENCE, REPO
 
 from server import memory
 from server.engine import Answer, Job
@@ -28,8 +28,6 @@ from server.workers import Crashed, MemoryExceeded, PoolError, WorkerPool
 HUNGRY = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i } ORDER BY ?a ?d ?g"
 LIMIT = "300MiB"
 BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
-# Only what would otherwise wait forever on a broken server is bounded by these.
-PATIENCE = 120
 
 
 def workers_of(pid: int) -> list[int]:
@@ -178,7 +176,7 @@ def test_a_memory_error_in_a_worker_thread_ends_it_with_the_memory_status() -> N
         "print('went on')\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=60
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=PATIENCE
     )
     assert done.returncode == memory.EXIT_MEMORY and "went on" not in done.stdout
     assert memory.ran_out(done.returncode) and memory.ran_out(-signal.SIGABRT)

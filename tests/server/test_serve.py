@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import EXAMPLES, REPO, run_cli
+from support import EXAMPLES, PATIENCE, REPO, run_cli
 
 from server.app import create_app
 
@@ -121,7 +121,7 @@ def test_sigterm_lets_the_request_in_flight_finish(scratch_store: Path, http: An
     thread.start()
     time.sleep(0.8)  # the request is in flight: the time limit is 1.5 s
     live.process.send_signal(signal.SIGTERM)
-    thread.join(30)
+    thread.join(PATIENCE)
     assert answers["reply"].status == 504 and answers["reply"].json()["status"] == 504
     assert live.stop() == 0
     # The store is released: it can be written again.

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from live import Live
 from oxiserver import OxigraphServer
-from support import EXAMPLES, REPO
+from support import EXAMPLES, PATIENCE, REPO
 
 from benchgraph.queries import NamedQuery, catalogue
 from benchgraph.remote import RemoteStore
@@ -49,7 +49,7 @@ def log_of(live: Live) -> str:
 
 def wait_for_log(live: Live, pattern: re.Pattern[str], count: int = 1) -> list[re.Match[str]]:
     """The matches of ``pattern`` in the server's log, once there are ``count`` of them."""
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + PATIENCE
     while True:
         found = list(pattern.finditer(log_of(live)))
         if len(found) >= count:
