@@ -5,10 +5,14 @@ from __future__ import annotations
 import html
 import re
 import xml.etree.ElementTree as ET
+from datetime import datetime
+from pathlib import Path
 
+import pyoxigraph as ox
 from flask.testing import FlaskClient
-from support import SEEDS
+from support import SEEDS, Index
 
+from benchgraph import vocab as V
 from server import charts
 
 HTML = {"Accept": "text/html"}
@@ -25,6 +29,11 @@ def page(client: FlaskClient, url: str) -> str:
 
 def svgs(text: str) -> list[ET.Element]:
     return [ET.fromstring(s) for s in re.findall(r"<svg .*?</svg>", text, re.S)]
+
+
+def stored(store: Path) -> Index:
+    """What the store holds, read on its own (not through the site)."""
+    return Index(set(ox.Store.read_only(str(store))))
 
 
 def test_paper_lists_introduced_and_reported_methods(seeds_site: FlaskClient) -> None:
@@ -150,3 +159,17 @@ def test_chart_is_xml_with_bars_whiskers_and_unit() -> None:
     texts = ["".join(t.itertext()) for t in svg.iter(f"{SVG}text")]
     assert "Accuracy (percent (%))" in texts and "5.0" in texts and "A <&> BA <&> B" in texts
     assert "← Lower is better" in texts
+
+
+def test_home_shows_the_latest_ingest_time(
+    staggered_store: Path, staggered_site: FlaskClient
+) -> None:
+    index = stored(staggered_store)
+    times = [
+        t.value
+        for source in index.subjects_of_type(V.SourceDocument)
+        for t in index.objects(source, V.generatedAtTime)
+    ]
+    assert len(set(times)) == 3  # each page at a time of its own
+    latest = max(times, key=datetime.fromisoformat)
+    assert f"<dt>Last ingest</dt><dd>{latest}</dd>" in page(staggered_site, "/site")
