@@ -175,8 +175,23 @@ def test_chart_is_xml_with_bars_whiskers_and_unit() -> None:
     assert len(svg.findall(f"{SVG}rect")) == 2
     assert len(svg.findall(f"{SVG}g[@class='whisker']")) == 1
     texts = ["".join(t.itertext()) for t in svg.iter(f"{SVG}text")]
-    assert "Accuracy (percent (%))" in texts and "5.0" in texts and "A <&> BA <&> B" in texts
+    assert "Accuracy (percent (%))" in texts and "5.0" in texts and "A <&> B" in texts
     assert "← Lower is better" in texts
+
+
+def test_chart_labels_are_whole() -> None:
+    """A label is never cut short: a long one is wrapped onto lines, a long word broken."""
+    sentence = "masked activation-transport mechanism (Layers / Steps=mid, Mask=true) " * 2
+    word = "W" * 80
+    bars = [charts.Bar(sentence.strip(), 1.0, "1.0"), charts.Bar(word, 2.0, "2.0")]
+    svg = ET.fromstring(charts.bar_chart(bars, "u", "higher", "t"))
+    labels = [
+        [span.text or "" for span in text.iter(f"{SVG}tspan")]
+        for text in svg.iter(f"{SVG}text")
+        if text.get("class") == "label"
+    ]
+    assert [" ".join(labels[0]), "".join(labels[1])] == [sentence.strip(), word]
+    assert len(labels[0]) > 1 and len(labels[1]) > 1
 
 
 def test_home_shows_the_latest_ingest_time(
