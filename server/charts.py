@@ -4,21 +4,33 @@ Plain string building, every piece of data escaped for XML; no plotting library,
 bar's label is the value as published (its precision kept); where a confidence interval was
 published it is drawn as a whisker. The chart states the metric's direction and labels its axis
 with the unit.
+
+No text is cut: the label column is as wide as the widest label, which is measured with the
+advance widths of a wide sans-serif face (DejaVu Sans, the widest common default) rounded up;
+a label wider than ``MAX_LABEL`` is wrapped onto more lines and its row grows to hold them.
 """
 
 from __future__ import annotations
 
 import math
+import unicodedata
 from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
-WIDTH = 720
-LABEL_WIDTH = 220
-VALUE_WIDTH = 70
+FONT_SIZE = 12
+LINE = 14  # the distance between the lines of a wrapped label
+PLOT = 430  # the width of the bars' area
+MAX_LABEL = 340  # a label wider than this is wrapped
+PAD = 6  # between a text and what it is drawn beside
 ROW = 22
 TOP = 34
 BOTTOM = 46
-LABEL_CHARS = 34
+
+# Advance widths in ems, each an upper bound for its class of characters in DejaVu Sans.
+_NARROW = set("ijlI.,:;'!|` ")
+_SLIM = set('frt()[]{}/\\-"')
+_WIDE = set("mwMW%@&")
+_OPERATOR = set("=+<>~^#")
 
 
 @dataclass(frozen=True)
@@ -30,6 +42,47 @@ class Bar:
     text: str
     low: float | None = None
     high: float | None = None
+
+
+def _em(char: str) -> float:
+    if unicodedata.east_asian_width(char) in "WF":
+        return 1.0
+    if char in _NARROW:
+        return 0.33
+    if char in _SLIM:
+        return 0.48
+    if char in _WIDE:
+        return 1.0
+    if char in _OPERATOR:
+        return 0.84
+    if char.isascii():
+        return 0.80 if char.isupper() else 0.65
+    return 0.85
+
+
+def text_width(text: str, size: float = FONT_SIZE) -> int:
+    """The width in pixels ``text`` takes at most at ``size`` pixels in a common sans-serif face."""
+    return math.ceil(sum(_em(c) for c in text) * size)
+
+
+def wrap(text: str, width: float = MAX_LABEL) -> list[str]:
+    """``text`` as lines no wider than ``width`` pixels, broken at spaces where it can be."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        candidate = f"{line} {word}" if line else word
+        if text_width(candidate) <= width:
+            line = candidate
+            continue
+        if line:
+            lines.append(line)
+        line = ""
+        for char in word:  # a word wider than a line is broken where it has to be
+            if line and text_width(line + char) > width:
+                lines.append(line)
+                line = ""
+            line += char
+    return [*lines, line] if line or not lines else lines
 
 
 def _ticks(low: float, high: float, count: int = 5) -> list[float]:
@@ -51,10 +104,6 @@ def _number(value: float) -> str:
     return f"{value:g}"
 
 
-def _short(text: str) -> str:
-    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
-
-
 def bar_chart(bars: list[Bar], unit: str, direction: str, title: str) -> str:
     """An SVG document (as text) with one horizontal bar per entry of ``bars``, in their order.
 
@@ -69,21 +118,29 @@ def bar_chart(bars: list[Bar], unit: str, direction: str, title: str) -> str:
         high = low + 1
     ticks = _ticks(low, high)
     low, high = min(low, ticks[0]), max(high, ticks[-1])
-    plot = WIDTH - LABEL_WIDTH - VALUE_WIDTH
-    height = TOP + ROW * len(bars) + BOTTOM
+    labels = [wrap(b.label) for b in bars]
+    label_width = max([text_width(line) for lines in labels for line in lines], default=0) + PAD
+    tick_half = max(text_width(_number(t)) for t in ticks) / 2
+    left = max(label_width + PAD, tick_half) + PAD  # where the plot starts
+    value_width = max([text_width(b.text) for b in bars], default=0) + 2 * PAD
+    better = "Higher is better →" if direction == "higher" else "← Lower is better"
+    width = math.ceil(left + PLOT + max(value_width, tick_half + PAD))
+    width = max(width, math.ceil(left + text_width(better) + PAD), text_width(unit) + 2 * PAD)
+    heights = [max(ROW, LINE * len(lines) + 8) for lines in labels]
+    bottom = TOP + sum(heights)
+    height = bottom + BOTTOM
 
     def x(value: float) -> float:
-        return round(LABEL_WIDTH + (value - low) / (high - low) * plot, 2)
+        return round(left + (value - low) / (high - low) * PLOT, 2)
 
-    better = "Higher is better →" if direction == "higher" else "← Lower is better"
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="{WIDTH}" '
-        f'height="{height}" viewBox="0 0 {WIDTH} {height}" role="img" '
-        f'aria-label={quoteattr(title)} font-family="system-ui, sans-serif" font-size="12">',
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="{width}" '
+        f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
+        f'aria-label={quoteattr(title)} font-family="system-ui, sans-serif" '
+        f'font-size="{FONT_SIZE}">',
         f"<title>{escape(title)}</title>",
-        f'<text class="direction" x="{LABEL_WIDTH}" y="16" fill="#444">{escape(better)}</text>',
+        f'<text class="direction" x="{left}" y="16" fill="#444">{escape(better)}</text>',
     ]
-    bottom = TOP + ROW * len(bars)
     for tick in ticks:
         tx = x(tick)
         parts.append(
@@ -95,18 +152,20 @@ def bar_chart(bars: list[Bar], unit: str, direction: str, title: str) -> str:
             f'fill="#555">{escape(_number(tick))}</text>'
         )
     zero = x(max(low, 0.0))
-    for i, bar in enumerate(bars):
-        top = TOP + i * ROW
-        middle = top + ROW / 2
+    top = TOP
+    for bar, lines, row in zip(bars, labels, heights, strict=True):
+        middle = top + row / 2
         start, end = sorted((zero, x(bar.value)))
-        parts.append(
-            f'<text class="label" x="{LABEL_WIDTH - 6}" y="{middle + 4}" text-anchor="end">'
-            f"<title>{escape(bar.label)}</title>{escape(_short(bar.label))}</text>"
+        first = middle + 4 - LINE * (len(lines) - 1) / 2
+        spans = "".join(
+            f'<tspan x="{left - PAD}" y="{first + LINE * i}">{escape(line)}</tspan>'
+            for i, line in enumerate(lines)
         )
+        parts.append(f'<text class="label" text-anchor="end">{spans}</text>')
         parts.append(
-            f'<rect class="bar" x="{start}" y="{top + 4}" width="{round(end - start, 2)}" '
-            f'height="{ROW - 8}" fill="#4a78b0"><title>{escape(bar.label)}: '
-            f"{escape(bar.text)}</title></rect>"
+            f'<rect class="bar" x="{start}" y="{middle - ROW / 2 + 4}" '
+            f'width="{round(end - start, 2)}" height="{ROW - 8}" fill="#4a78b0">'
+            f"<title>{escape(bar.label)}: {escape(bar.text)}</title></rect>"
         )
         if bar.low is not None and bar.high is not None:
             lo, hi = x(bar.low), x(bar.high)
@@ -116,17 +175,16 @@ def bar_chart(bars: list[Bar], unit: str, direction: str, title: str) -> str:
                 f'<line x1="{lo}" y1="{middle - 5}" x2="{lo}" y2="{middle + 5}"/>'
                 f'<line x1="{hi}" y1="{middle - 5}" x2="{hi}" y2="{middle + 5}"/></g>'
             )
-        text_x = max(x(bar.value), x(bar.high) if bar.high is not None else 0.0) + 6
-        parts.append(
-            f'<text class="value" x="{min(text_x, WIDTH - VALUE_WIDTH + 6)}" y="{middle + 4}">'
-            f"{escape(bar.text)}</text>"
-        )
+        text_x = max(x(bar.value), x(bar.high) if bar.high is not None else 0.0) + PAD
+        parts.append(f'<text class="value" x="{text_x}" y="{middle + 4}">{escape(bar.text)}</text>')
+        top += row
     parts.append(
-        f'<line class="axis" x1="{LABEL_WIDTH}" y1="{bottom}" x2="{LABEL_WIDTH + plot}" '
+        f'<line class="axis" x1="{left}" y1="{bottom}" x2="{left + PLOT}" '
         f'y2="{bottom}" stroke="#222"/>'
     )
+    unit_x = min(max(left + PLOT / 2, text_width(unit) / 2 + PAD), width - text_width(unit) / 2)
     parts.append(
-        f'<text class="unit" x="{LABEL_WIDTH + plot / 2}" y="{bottom + 34}" '
+        f'<text class="unit" x="{unit_x}" y="{bottom + 34}" '
         f'text-anchor="middle" fill="#222">{escape(unit)}</text>'
     )
     parts.append("</svg>")

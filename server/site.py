@@ -112,9 +112,41 @@ def _direction(iri: str) -> str:
     return "lower" if iri == V.LowerIsBetter else "higher"
 
 
+def _details(benchmark: ox.NamedNode) -> dict[str, Row]:
+    """Per result on ``benchmark``: its interval, paper label and settings (``setting:<key>``)."""
+    found: dict[str, Row] = {}
+    for row in select("board", benchmark=benchmark):
+        mine = found.setdefault(row["result"], {})
+        mine.update({k: v for k, v in row.items() if k not in ("key", "value")})
+        if "key" in row:
+            mine["setting:" + row["key"]] = row.get("value", "")
+    return found
+
+
+def _cohort_table(members: list[Row]) -> list[tuple[str, str]]:
+    """The columns (key, heading) a cohort's table draws: the settings that vary within the
+    cohort (they tell its rows apart), and no column that is empty on every row."""
+    keys = dict.fromkeys(k for row in members for k in row if k.startswith("setting:"))
+    varying = [k for k in keys if len({row.get(k, "") for row in members}) > 1]
+    columns = [("rank", "Rank"), ("method", "Method"), *((k, k[8:]) for k in varying)]
+    columns += [
+        ("value", "Value"),
+        ("ciLower", "Confidence interval"),
+        ("sampleSize", "Sample size"),
+    ]
+    columns += [("paper", "Reported in"), ("result", "Result")]
+    return [(k, name) for k, name in columns if any(row.get(k) for row in members)]
+
+
+def _bar_label(row: Row, columns: list[tuple[str, str]]) -> str:
+    """The method's label, with the settings that tell it apart within its cohort."""
+    settings = [f"{name}={row.get(k, '')}" for k, name in columns if k.startswith("setting:")]
+    return f"{row['methodLabel']} ({', '.join(settings)})" if settings else row["methodLabel"]
+
+
 def _leaderboards(benchmark: ox.NamedNode) -> list[dict[str, object]]:
-    """Per metric with results: its cohorts, each with its rows and its chart."""
-    intervals = {r["result"]: r for r in select("intervals", benchmark=benchmark)}
+    """Per metric with results: its cohorts, each with its rows, its columns and its chart."""
+    details = _details(benchmark)
     boards: list[dict[str, object]] = []
     for metric in select("metrics", benchmark=benchmark):
         if metric.get("results", "0") == "0":
@@ -122,15 +154,15 @@ def _leaderboards(benchmark: ox.NamedNode) -> list[dict[str, object]]:
         rows = _named("leaderboard", benchmark=benchmark, metric=ox.NamedNode(metric["metric"]))
         cohorts: dict[str, list[Row]] = {}
         for row in rows:
-            ci = intervals.get(row["result"], {})
-            cohorts.setdefault(row["cohort"], []).append({**row, **ci})
+            cohorts.setdefault(row["cohort"], []).append({**details.get(row["result"], {}), **row})
         direction = _direction(metric.get("direction", ""))
         unit = unit_name(metric.get("unit", ""))
         drawn = []
         for name, members in cohorts.items():
+            columns = _cohort_table(members)
             bars = [
                 charts.Bar(
-                    r["methodLabel"],
+                    _bar_label(r, columns),
                     float(r["value"]),
                     r["value"],
                     float(r["ciLower"]) if "ciLower" in r else None,
@@ -140,7 +172,7 @@ def _leaderboards(benchmark: ox.NamedNode) -> list[dict[str, object]]:
             ]
             title = f"{metric['metricLabel']} ({unit}), {name}"
             svg = charts.bar_chart(bars, f"{metric['metricLabel']} ({unit})", direction, title)
-            drawn.append({"name": name, "rows": members, "svg": Markup(svg)})
+            drawn.append({"name": name, "rows": members, "columns": columns, "svg": Markup(svg)})
         boards.append({"metric": metric, "direction": direction, "cohorts": drawn})
     return boards
 
@@ -241,7 +273,9 @@ def page(path: str) -> Response:
         context["results"] = select("results", role=ox.NamedNode(V.method), resource=node)
         title = f"Method {label}"
     elif kind == "benchmark":
-        context["metrics"] = select("metrics", benchmark=node)
+        metrics = select("metrics", benchmark=node)
+        context["metrics"] = [m for m in metrics if m.get("results", "0") != "0"]
+        context["unused_metrics"] = [m for m in metrics if m.get("results", "0") == "0"]
         context["boards"] = _leaderboards(node)
         context["sources"] = [
             r for r in select("referrers", resource=node) if r["property"] == V.DCTERMS + "subject"

@@ -1,5 +1,5 @@
-"""Fixtures for the site: apps over the seed pages and over a page with a hostile method name,
-and live servers of both for the browser."""
+"""Fixtures for the site: apps over the seed pages, over the examples ingested at different
+times and over a page with a hostile method name, and live servers for the browser."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ import pytest
 from flask.testing import FlaskClient
 from support import EXAMPLES, SEEDS
 
+from benchgraph.store import EmbeddedStore
+from ingest.loader import ingest_file
 from server.app import create_app
 
 _spec = importlib.util.spec_from_file_location(
@@ -52,6 +54,23 @@ def seeds_server(seeds_store: Path, tmp_path_factory: pytest.TempPathFactory) ->
     live = fixtures.Live(copy)
     yield live
     assert live.stop() == 0
+
+
+@pytest.fixture(scope="session")
+def staggered_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example pages, each ingested at a time of its own (the last one not the latest)."""
+    folder = tmp_path_factory.mktemp("staggered") / "store"
+    times = ["2026-03-01T08:00:00+00:00", "2026-11-05T17:30:00+00:00", "2026-07-14T12:00:00+00:00"]
+    pages = sorted(p for p in EXAMPLES.iterdir() if p.is_file())
+    with EmbeddedStore(folder) as store:
+        for path, now in zip(pages, times, strict=True):
+            assert ingest_file(store, path, now=now).status == "loaded", path
+    return folder
+
+
+@pytest.fixture(scope="session")
+def staggered_site(staggered_store: Path) -> Iterator[FlaskClient]:
+    yield from _client(staggered_store)
 
 
 @pytest.fixture(scope="session")

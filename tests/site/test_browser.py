@@ -17,6 +17,22 @@ pytestmark = pytest.mark.skipif(
 )
 
 GENAI = "page/benchmark/prompt-to-prompt-semantic-composition/genai-bench"
+COMPOSET = "page/benchmark/composet/composet"
+# Each text of each chart whose box, as drawn, is not wholly inside its chart's viewBox.
+OUTSIDE = """
+const outside = [];
+for (const svg of document.querySelectorAll("svg.chart")) {
+  const view = svg.viewBox.baseVal;
+  for (const text of svg.querySelectorAll("text")) {
+    const box = text.getBBox();
+    if (box.width === 0 || box.x < view.x || box.y < view.y
+        || box.x + box.width > view.x + view.width || box.y + box.height > view.y + view.height) {
+      outside.push([text.textContent, box.x, box.y, box.width, box.height, view.width]);
+    }
+  }
+}
+return [document.querySelectorAll("svg.chart text.label").length, outside];
+"""
 COUNT_RESULTS = (
     "PREFIX bg: <https://w3id.org/benchgraph/ns#>\n"
     "SELECT (COUNT(DISTINCT ?result) AS ?results) WHERE { ?result a bg:Result }"
@@ -75,6 +91,15 @@ def test_each_cohort_chart_has_one_bar_per_row(
         assert len(bars) == len(rows), name
         assert all(b.is_displayed() for b in bars), name
     screenshot(driver, tmp_path / "genai-bench.png")
+
+
+def test_chart_text_lies_inside_the_chart(driver: Any, seeds_server: Any, tmp_path: Path) -> None:
+    """No label is clipped: every text of every chart is drawn inside the chart."""
+    for page in (GENAI, COMPOSET):
+        driver.get(seeds_server.url + page)
+        labels, outside = driver.execute_script(OUTSIDE)
+        assert labels and outside == [], page
+    screenshot(driver, tmp_path / "composet.png")
 
 
 def test_query_form_answers_as_a_table(driver: Any, seeds_server: Any, tmp_path: Path) -> None:
