@@ -5,7 +5,8 @@ A folder is walked past what holds no pages (stores, hidden files, virtualenvs, 
 and a file found there that is no page is skipped. A page that cannot be read, parsed or mapped,
 or whose graph breaks a shape with severity sh:Violation, changes nothing in the store. An
 accepted page's graph and its validation report are written in one transaction. Identical bytes
-ingested again change nothing either (not even the ingest time).
+ingested again change nothing either (not even the ingest time). Within one batch a page is
+loaded from the first file that holds it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import os
 import queue
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -174,12 +175,14 @@ def prepare(
     store: Store,
     path: Path,
     now: str | None = None,
-    settled: Callable[[str], None] = lambda graph: None,
     named: bool = True,
+    accepted: dict[str, str] | None = None,
 ) -> Outcome | Write:
     """Read, parse, map and validate one file: the Outcome of a page that is unchanged, refused,
     unreadable or (not ``named``, and not a page) skipped, else the Write that loads it.
-    ``settled(graph)`` is called before the store is asked for the page's current version."""
+
+    ``accepted`` maps the page graphs a batch has accepted so far to their files: a page already
+    in it is refused before the store is read, and an accepted page is added to it."""
     origin = str(path)
     try:
         data = path.read_bytes()
@@ -188,7 +191,13 @@ def prepare(
     try:
         page = read_page(data, origin)
         graph, source = iris.graph(page.key), iris.source(page.key)
-        settled(graph)
+        if accepted is not None and graph in accepted:
+            return Outcome(
+                origin,
+                "refused",
+                f"{origin}: the same page as {accepted[graph]} (page identity {page.key}); "
+                "only the first is loaded (keep one of the two files)",
+            )
         if store.source_hash(graph, source) == page.sha256:
             item: Outcome | Write = Outcome(origin, "unchanged", "", len(page.results), graph)
         else:
@@ -210,6 +219,8 @@ def prepare(
         return Outcome(origin, "refused", str(error))
     except validation.ShapesError as error:
         return Outcome(origin, "unreadable", f"{origin}: cannot validate: {error}")
+    if accepted is not None:
+        accepted[graph] = origin
     return item
 
 
@@ -242,8 +253,9 @@ def ingest_files(
     store: Store, paths: Iterable[Path | Input], now: str | None = None, depth: int = 4
 ) -> Iterator[Outcome]:
     """Load files in order, as :func:`ingest_file` would one after the other, and yield their
-    outcomes in order, each once its page is in the store. A plain Path is a file named (see
-    Input).
+    outcomes in order, each once its page is in the store. A page met again in the batch (the
+    same page graph) is refused before anything is written: the first file that holds it wins,
+    so the same batch run again changes nothing. A plain Path is a file named (see Input).
 
     Writes run on a thread of their own while the next pages are parsed, mapped and validated
     (the store writes without holding Python's lock), at most ``depth`` pages ahead. The first
@@ -252,10 +264,7 @@ def ingest_files(
     writer = _Writer(store, depth)
     writer.start()
     waiting: deque[tuple[Outcome | Write, int]] = deque()  # with the number of its write
-
-    def settled(graph: str) -> None:
-        if graph in writer.pending:  # its previous version is still to be written
-            writer.drain()
+    accepted: dict[str, str] = {}  # page graph: the file of the batch that holds it
 
     def ready(block: bool) -> Iterator[Outcome]:
         while waiting and writer.failure is None:
@@ -271,7 +280,7 @@ def ingest_files(
             if writer.failure is not None:
                 break
             try:
-                item = prepare(store, file.path, now, settled, file.named)
+                item = prepare(store, file.path, now, file.named, accepted)
             except StoreError as error:  # the store could not be read
                 yield from ready(block=True)  # the pages before it are written first
                 if writer.failure is None:
@@ -294,7 +303,6 @@ class _Writer(threading.Thread):
         super().__init__(name="benchgraph-writer", daemon=True)
         self.store = store
         self.queue: queue.Queue[Write] = queue.Queue(maxsize=depth)
-        self.pending: dict[str, int] = {}  # graph: its writes queued or in progress
         self.failure: tuple[Write, StoreError] | None = None
         self._queued = 0  # writes numbered 1, 2, ... in order
         self._done = 0  # the number of the last write done
@@ -305,8 +313,6 @@ class _Writer(threading.Thread):
         """Queue ``item`` (waiting while the queue is full); return its number."""
         with self._changed:
             self._queued += 1
-            for graph in item.graphs:
-                self.pending[graph] = self.pending.get(graph, 0) + 1
         while self.failure is None:
             try:
                 self.queue.put(item, timeout=0.1)
@@ -321,12 +327,6 @@ class _Writer(threading.Thread):
             while block and self._done < number and self.failure is None:
                 self._changed.wait()
             return self._done >= number
-
-    def drain(self) -> None:
-        """Wait until every queued page is written or a write failed."""
-        with self._changed:
-            while self.pending and self.failure is None:
-                self._changed.wait()
 
     def run(self) -> None:
         while True:
@@ -343,10 +343,6 @@ class _Writer(threading.Thread):
                 return
             with self._changed:
                 self._done += 1
-                for graph in item.graphs:
-                    self.pending[graph] -= 1
-                    if not self.pending[graph]:
-                        del self.pending[graph]
                 self._changed.notify_all()
 
     def stop(self) -> None:

@@ -1,5 +1,6 @@
-"""Ingesting folders: a walk passes by stores, hidden files, virtualenvs and build output, and
-skips the files that are not pages (refusing only those named)."""
+"""Ingesting folders: a walk passes by stores, hidden files, virtualenvs and build output,
+skips the files that are not pages (refusing only those named), and loads a page met twice in
+one batch from the first file alone."""
 
 from __future__ import annotations
 
@@ -110,6 +111,36 @@ def test_ingest_dot_walked_into_its_own_store(tmp_path: Path) -> None:
     upgraded = run_cli("ingest", ".", store=store, cwd=work)
     assert upgraded.returncode == 0, upgraded.stderr
     assert upgraded.stdout.startswith("0 loaded, 2 unchanged, 0 refused, 0 unreadable; ")
+
+
+def test_two_files_of_one_page_replaced_each_other_on_every_run(
+    tmp_path: Path, store_dir: Path
+) -> None:
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    first, second = folder / "a.md", folder / "b.md"
+    shutil.copy(LAION, first)
+    text = LAION.read_text(encoding="utf-8")
+    second.write_text(text.replace("Data updated: 2026-", "Data updated: 2027-"), "utf-8")
+    message = (
+        f"refused: {second}: the same page as {first} (page identity "
+        "sota2/prompt-recovery-on-laion/clip-score); only the first is loaded"
+    )
+    done = run_cli("ingest", str(folder), store=store_dir)
+    assert done.returncode == 1
+    assert done.stdout.startswith("1 loaded, 0 unchanged, 1 refused, 0 unreadable; ")
+    assert message in done.stderr
+    page = read_page(first.read_bytes(), str(first))
+    with EmbeddedStore(store_dir) as store:
+        before = set(store.quads())
+        assert store.source_hash(iris.graph(page.key), iris.source(page.key)) == page.sha256
+    for _ in range(2):
+        again = run_cli("ingest", str(folder), store=store_dir)
+        assert again.returncode == 1
+        assert again.stdout.startswith("0 loaded, 1 unchanged, 1 refused, 0 unreadable; ")
+        assert message in again.stderr
+    with EmbeddedStore(store_dir) as store:
+        assert set(store.quads()) == before
 
 
 def test_a_page_not_in_utf8_is_still_a_page() -> None:
