@@ -12,14 +12,13 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 import pyoxigraph as ox
 
 from benchgraph import __version__, settings
 from benchgraph.queries import QueryError, find
 from benchgraph.store import StoreError, open_store
-from ingest.loader import IngestStopped, Outcome, expand, ingest_files
+from ingest.loader import IngestStopped, Input, Outcome, expand, ingest_files
 
 EXIT_OK, EXIT_REFUSED, EXIT_ERROR = 0, 1, 2
 
@@ -74,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument(
         "--verbose",
         action="store_true",
-        help="also list each warning and info the shapes found on the loaded pages",
+        help="also list each warning and info the shapes found on the loaded pages, and the "
+        "files of a folder skipped as no page",
     )
     ingest.set_defaults(handler=run_ingest)
 
@@ -106,15 +106,16 @@ def show_progress(done: int, total: int, name: str) -> None:
 
 
 def run_ingest(args: argparse.Namespace) -> int:
-    items = list(expand(args.paths))
-    files = [i for i in items if isinstance(i, Path)]
+    location = settings.get("store", args.store)
+    items = list(expand(args.paths, store=location))  # folders are walked past the store
+    files = [i for i in items if isinstance(i, Input)]
     show_bar = sys.stderr.isatty() and not args.quiet and len(files) > 1
     tally = _Tally(args.verbose)
     for outcome in items:
         if isinstance(outcome, Outcome):
             tally.add(outcome)
     failure: IngestStopped | None = None
-    with open_store(settings.get("store", args.store), notify=notice) as store:
+    with open_store(location, notify=notice) as store:
         try:
             for done, outcome in enumerate(ingest_files(store, files), start=1):
                 tally.add(outcome)  # pages are not kept: a long ingest stays small
@@ -127,13 +128,15 @@ def run_ingest(args: argparse.Namespace) -> int:
     sys.stderr.writelines(tally.lines)
     counts = tally.counts
     hint = " (--verbose lists them)" if (tally.warnings or tally.infos) and not args.verbose else ""
+    # Only a folder walked can skip a file: a count that is always 0 for files named is left out.
+    skipped = f", {counts['skipped']} skipped (not a page)" if counts["skipped"] else ""
     print(
         f"{counts['loaded']} loaded, {counts['unchanged']} unchanged, {counts['refused']} refused, "
-        f"{counts['unreadable']} unreadable; {tally.results} results in the loaded pages; "
-        f"{tally.warnings} warnings, {tally.infos} infos{hint}"
+        f"{counts['unreadable']} unreadable{skipped}; {tally.results} results in the loaded "
+        f"pages; {tally.warnings} warnings, {tally.infos} infos{hint}"
     )
     if failure is not None:
-        after = len(files) - [str(f) for f in files].index(failure.path) - 1
+        after = len(files) - [str(f.path) for f in files].index(failure.path) - 1
         sys.stderr.write(
             f"benchgraph: error: {failure}\nstopped at {failure.path}: it and the "
             f"{after} pages after it were not loaded; run the ingest again once "
@@ -147,17 +150,17 @@ def run_ingest(args: argparse.Namespace) -> int:
 
 class _Tally:
     """What an ingest reports: counts, and the lines to print (messages and the parser's
-    warnings; the shapes' findings if verbose)."""
+    warnings; the shapes' findings and the files skipped as no page, if verbose)."""
 
     def __init__(self, verbose: bool) -> None:
         self.verbose = verbose
-        self.counts = {s: 0 for s in ("loaded", "unchanged", "refused", "unreadable")}
+        self.counts = {s: 0 for s in ("loaded", "unchanged", "refused", "unreadable", "skipped")}
         self.results = self.warnings = self.infos = 0
         self.lines: list[str] = []
 
     def add(self, o: Outcome) -> None:
         self.counts[o.status] += 1
-        if o.message:
+        if o.message and (self.verbose or o.status != "skipped"):
             self.lines.append(f"{o.status}: {o.message}\n")
         self.lines.extend(f"warning: {warning}\n" for warning in o.warnings)
         if self.verbose:

@@ -1,33 +1,40 @@
 """From files to the store: read, detect the format, parse, map, validate, write one graph per
 page.
 
-A page that cannot be read, parsed or mapped, or whose graph breaks a shape with severity
-sh:Violation, changes nothing in the store. An accepted page's graph and its validation report
-are written in one transaction. Identical bytes ingested again change nothing either (not even the
-ingest time).
+A folder is walked past what holds no pages (stores, hidden files, virtualenvs, build output),
+and a file found there that is no page is skipped. A page that cannot be read, parsed or mapped,
+or whose graph breaks a shape with severity sh:Violation, changes nothing in the store. An
+accepted page's graph and its validation report are written in one transaction. Identical bytes
+ingested again change nothing either (not even the ingest time). Within one batch a page is
+loaded from the first file that holds it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import queue
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Literal
 
 import pyoxigraph as ox
 
 from benchgraph import graphs, validation
-from benchgraph.store import Store, StoreError
+from benchgraph.store import EmbeddedStore, Store, StoreError, is_remote
 from ingest import iris, radar, sota2
 from ingest.mapper import map_page
 from ingest.records import Page, PageError
 
 PARSERS = (sota2, radar)
-Status = Literal["loaded", "unchanged", "refused", "unreadable"]
+Status = Literal["loaded", "unchanged", "refused", "unreadable", "skipped"]
+# Folders a walk passes by, besides hidden ones, stores and virtualenvs: build output and
+# installed packages, which hold no pages of their own.
+BUILD_FOLDERS = frozenset({"build", "dist", "__pycache__", "node_modules", "site-packages"})
 
 
 @dataclass(frozen=True)
@@ -43,27 +50,34 @@ class Outcome:
     warnings: tuple[str, ...] = ()  # what the parser read past on an accepted page
 
 
+class NotAPage(PageError):
+    """Input that no format recognises: empty, binary, not text, or text no parser sniffs as
+    its page. A file met by walking a folder is skipped for it; a file named is refused."""
+
+
 def read_page(data: bytes, origin: str) -> Page:
     """Detect the format of ``data`` from its content and parse it.
 
-    Raises PageError for empty, binary or undecodable input and for text that is no known page.
+    Raises NotAPage for empty or binary input and for text no format recognises, and PageError
+    for a page of a known format that does not parse (or is not UTF-8).
     """
     if not data.strip():
-        raise PageError(
+        raise NotAPage(
             origin, "", "the file is empty", "expected a sota2 or AI Benchmark Radar page"
         )
     if b"\x00" in data[:8192]:
-        raise PageError(origin, "", "binary data, not a text page")
+        raise NotAPage(origin, "", "binary data, not a text page")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise PageError(
+        known = _sniffed(data.decode("utf-8-sig", errors="replace"))
+        raise (PageError if known else NotAPage)(
             origin, f"byte {error.start}", "not UTF-8 text", "source pages are UTF-8"
         ) from None
-    for parser in PARSERS:
-        if parser.sniff(text):
-            return parser.parse(data, origin)
-    raise PageError(
+    parser = _sniffed(text)
+    if parser is not None:
+        return parser.parse(data, origin)
+    raise NotAPage(
         origin,
         "",
         "not a source page: neither a sota2 page nor an AI Benchmark Radar page",
@@ -72,20 +86,81 @@ def read_page(data: bytes, origin: str) -> Page:
     )
 
 
-def expand(paths: Iterable[str | Path]) -> Iterator[Path | Outcome]:
-    """Yield the files named by ``paths`` (folders: their files, sorted, hidden ones skipped),
-    or an ``unreadable`` Outcome for a path that does not exist."""
-    for raw in paths:
+def _sniffed(text: str) -> ModuleType | None:
+    """The parser module whose format ``text`` has, if any."""
+    return next((parser for parser in PARSERS if parser.sniff(text)), None)
+
+
+@dataclass(frozen=True)
+class Input:
+    """A file to ingest: ``named`` on the command line, or met by walking a folder (then one
+    that is not a page is skipped, not refused)."""
+
+    path: Path
+    named: bool = True
+
+
+def expand(
+    paths: Iterable[str | Path], store: str | Path | None = None
+) -> Iterator[Input | Outcome]:
+    """Yield the files named by ``paths``, each file once (named, if it is named anywhere): a
+    file as named, a folder's files as :func:`walk` finds them (past the store at ``store``, a
+    folder or a URL). Yield an ``unreadable`` Outcome for a path that does not exist and a
+    ``refused`` one for a folder named that is a store."""
+    given = list(paths)
+    own = None if store is None or is_remote(str(store)) else Path(store).resolve()
+    named = {Path(raw).resolve() for raw in given if Path(raw).is_file()}
+    seen: set[Path] = set()
+    for raw in given:
         path = Path(raw)
+        if path.is_dir() and _is_store(path, own):
+            yield Outcome(
+                str(raw),
+                "refused",
+                f"{raw}: a benchgraph store, not a folder of pages (name the pages' folder)",
+            )
+            continue
         if path.is_dir():
-            for child in sorted(path.rglob("*")):
-                hidden = any(part.startswith(".") for part in child.relative_to(path).parts)
-                if child.is_file() and not hidden:
-                    yield child
+            found = walk(path, own)
         elif path.is_file():
-            yield path
+            found = [path]
         else:
             yield Outcome(str(raw), "unreadable", f"{raw}: no such file or folder")
+            continue
+        for file in found:
+            resolved = file.resolve()
+            if resolved not in seen:
+                seen.add(resolved)
+                yield Input(file, named=resolved in named)
+
+
+def walk(folder: Path, store: Path | None = None) -> list[Path]:
+    """The files in ``folder`` and its folders, sorted, past what holds no pages: hidden files
+    and folders, stores (the one at the resolved path ``store``, and any folder with a store's
+    layout file), virtualenvs (a folder with ``pyvenv.cfg``), ``*.egg-info`` and
+    :data:`BUILD_FOLDERS`. Folders linked to are not followed."""
+    found: list[Path] = []
+    for top, folders, files in os.walk(folder):
+        here = Path(top)
+        folders[:] = [name for name in folders if not _passed_by(here / name, store)]
+        found.extend(here / name for name in files if not name.startswith("."))
+    return sorted(file for file in found if file.is_file())
+
+
+def _passed_by(folder: Path, store: Path | None) -> bool:
+    name = folder.name
+    return (
+        name.startswith(".")
+        or name in BUILD_FOLDERS
+        or name.endswith(".egg-info")
+        or (folder / "pyvenv.cfg").is_file()
+        or _is_store(folder, store)
+    )
+
+
+def _is_store(folder: Path, store: Path | None) -> bool:
+    marked = (folder / EmbeddedStore.LAYOUT_FILE).is_file()
+    return marked or (store is not None and folder.resolve() == store)
 
 
 @dataclass(frozen=True)
@@ -100,11 +175,14 @@ def prepare(
     store: Store,
     path: Path,
     now: str | None = None,
-    settled: Callable[[str], None] = lambda graph: None,
+    named: bool = True,
+    accepted: dict[str, str] | None = None,
 ) -> Outcome | Write:
-    """Read, parse, map and validate one file: the Outcome of a page that is unchanged, refused
-    or unreadable, else the Write that loads it. ``settled(graph)`` is called before the store
-    is asked for the page's current version."""
+    """Read, parse, map and validate one file: the Outcome of a page that is unchanged, refused,
+    unreadable or (not ``named``, and not a page) skipped, else the Write that loads it.
+
+    ``accepted`` maps the page graphs a batch has accepted so far to their files: a page already
+    in it is refused before the store is read, and an accepted page is added to it."""
     origin = str(path)
     try:
         data = path.read_bytes()
@@ -113,23 +191,37 @@ def prepare(
     try:
         page = read_page(data, origin)
         graph, source = iris.graph(page.key), iris.source(page.key)
-        settled(graph)
+        if accepted is not None and graph in accepted:
+            return Outcome(
+                origin,
+                "refused",
+                f"{origin}: the same page as {accepted[graph]} (page identity {page.key}); "
+                "only the first is loaded (keep one of the two files)",
+            )
         if store.source_hash(graph, source) == page.sha256:
-            return Outcome(origin, "unchanged", "", len(page.results), graph)
-        when = now or validation.now()
-        triples = map_page(page, when)
-        conforms, report = validation.validate_triples(triples, origin)
-        if not conforms:
-            return Outcome(origin, "refused", report.refusal())
-        report_graph = graphs.report(graph)
-        contents = {graph: triples, report_graph: report.triples(report_graph, source, when)}
+            item: Outcome | Write = Outcome(origin, "unchanged", "", len(page.results), graph)
+        else:
+            when = now or validation.now()
+            triples = map_page(page, when)
+            conforms, report = validation.validate_triples(triples, origin)
+            if not conforms:
+                return Outcome(origin, "refused", report.refusal())
+            report_graph = graphs.report(graph)
+            contents = {graph: triples, report_graph: report.triples(report_graph, source, when)}
+            notes = tuple(str(warning) for warning in page.warnings)
+            loaded = Outcome(origin, "loaded", "", len(page.results), graph, report.findings, notes)
+            item = Write(contents, loaded)
+    except NotAPage as error:
+        if named:
+            return Outcome(origin, "refused", str(error))
+        return Outcome(origin, "skipped", f"{origin}: {error.problem}")
     except PageError as error:
         return Outcome(origin, "refused", str(error))
     except validation.ShapesError as error:
         return Outcome(origin, "unreadable", f"{origin}: cannot validate: {error}")
-    notes = tuple(str(warning) for warning in page.warnings)
-    outcome = Outcome(origin, "loaded", "", len(page.results), graph, report.findings, notes)
-    return Write(contents, outcome)
+    if accepted is not None:
+        accepted[graph] = origin
+    return item
 
 
 def ingest_file(store: Store, path: Path, now: str | None = None) -> Outcome:
@@ -158,10 +250,12 @@ class IngestStopped(Exception):
 
 
 def ingest_files(
-    store: Store, paths: Iterable[Path], now: str | None = None, depth: int = 4
+    store: Store, paths: Iterable[Path | Input], now: str | None = None, depth: int = 4
 ) -> Iterator[Outcome]:
     """Load files in order, as :func:`ingest_file` would one after the other, and yield their
-    outcomes in order, each once its page is in the store.
+    outcomes in order, each once its page is in the store. A page met again in the batch (the
+    same page graph) is refused before anything is written: the first file that holds it wins,
+    so the same batch run again changes nothing. A plain Path is a file named (see Input).
 
     Writes run on a thread of their own while the next pages are parsed, mapped and validated
     (the store writes without holding Python's lock), at most ``depth`` pages ahead. The first
@@ -170,10 +264,7 @@ def ingest_files(
     writer = _Writer(store, depth)
     writer.start()
     waiting: deque[tuple[Outcome | Write, int]] = deque()  # with the number of its write
-
-    def settled(graph: str) -> None:
-        if graph in writer.pending:  # its previous version is still to be written
-            writer.drain()
+    accepted: dict[str, str] = {}  # page graph: the file of the batch that holds it
 
     def ready(block: bool) -> Iterator[Outcome]:
         while waiting and writer.failure is None:
@@ -184,15 +275,16 @@ def ingest_files(
             yield item.outcome if isinstance(item, Write) else item
 
     try:
-        for path in paths:
+        for given in paths:
+            file = given if isinstance(given, Input) else Input(given)
             if writer.failure is not None:
                 break
             try:
-                item = prepare(store, path, now, settled)
+                item = prepare(store, file.path, now, file.named, accepted)
             except StoreError as error:  # the store could not be read
                 yield from ready(block=True)  # the pages before it are written first
                 if writer.failure is None:
-                    raise IngestStopped(error, str(path)) from None
+                    raise IngestStopped(error, str(file.path)) from None
                 break
             waiting.append((item, writer.put(item) if isinstance(item, Write) else 0))
             yield from ready(block=False)
@@ -211,7 +303,6 @@ class _Writer(threading.Thread):
         super().__init__(name="benchgraph-writer", daemon=True)
         self.store = store
         self.queue: queue.Queue[Write] = queue.Queue(maxsize=depth)
-        self.pending: dict[str, int] = {}  # graph: its writes queued or in progress
         self.failure: tuple[Write, StoreError] | None = None
         self._queued = 0  # writes numbered 1, 2, ... in order
         self._done = 0  # the number of the last write done
@@ -222,8 +313,6 @@ class _Writer(threading.Thread):
         """Queue ``item`` (waiting while the queue is full); return its number."""
         with self._changed:
             self._queued += 1
-            for graph in item.graphs:
-                self.pending[graph] = self.pending.get(graph, 0) + 1
         while self.failure is None:
             try:
                 self.queue.put(item, timeout=0.1)
@@ -238,12 +327,6 @@ class _Writer(threading.Thread):
             while block and self._done < number and self.failure is None:
                 self._changed.wait()
             return self._done >= number
-
-    def drain(self) -> None:
-        """Wait until every queued page is written or a write failed."""
-        with self._changed:
-            while self.pending and self.failure is None:
-                self._changed.wait()
 
     def run(self) -> None:
         while True:
@@ -260,10 +343,6 @@ class _Writer(threading.Thread):
                 return
             with self._changed:
                 self._done += 1
-                for graph in item.graphs:
-                    self.pending[graph] -= 1
-                    if not self.pending[graph]:
-                        del self.pending[graph]
                 self._changed.notify_all()
 
     def stop(self) -> None:

@@ -30,8 +30,10 @@ SOTA2_SECTION = re.compile(
 )
 
 
-def run_cli(*args: str, store: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the ``benchgraph`` command in its own process, as a user would."""
+def run_cli(
+    *args: str, store: Path | None = None, cwd: Path = REPO
+) -> subprocess.CompletedProcess[str]:
+    """Run the ``benchgraph`` command in its own process, as a user would (in ``cwd``)."""
     env = dict(os.environ)
     if store is not None:
         env["BENCHGRAPH_STORE"] = str(store)
@@ -40,7 +42,7 @@ def run_cli(*args: str, store: Path | None = None) -> subprocess.CompletedProces
         capture_output=True,
         text=True,
         env=env,
-        cwd=REPO,
+        cwd=cwd,
         timeout=PATIENCE,
     )
 

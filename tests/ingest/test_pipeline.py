@@ -1,7 +1,7 @@
 """Ingesting many files: pages are written on a thread of their own while the next ones are
 prepared. The store ends as it would page by page, outcomes come in file order and only once
-their page is written, a page met twice is written in order, and the first failed write stops
-everything after it."""
+their page is written, a page met again is refused before anything is written, and the first
+failed write stops everything after it."""
 
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ NOW = "2026-01-01T00:00:00+00:00"
 
 
 def pages(seeds: Path) -> list[Path]:
-    return sorted(seeds.iterdir()) + sorted(EXAMPLES.iterdir())
+    """The seed pages: each page once (examples/ holds copies of three of them)."""
+    return sorted(seeds.iterdir())
 
 
 def graphs_of(store: EmbeddedStore) -> dict[str, rdflib.Graph]:
@@ -55,7 +56,15 @@ def test_each_outcome_comes_once_its_page_is_in_the_store(seeds: Path, store_dir
             assert next(store.graph_triples(outcome.graph), None) is not None
 
 
-def test_a_page_met_twice_in_one_batch_is_written_in_order(
+class CountingStore(EmbeddedStore):
+    """A real store that counts its writes."""
+
+    def replace_graphs(self, graphs: Mapping[str, Iterable[ox.Triple]]) -> None:
+        self.writes = getattr(self, "writes", 0) + 1
+        super().replace_graphs(graphs)
+
+
+def test_a_page_met_again_in_one_batch_is_refused_before_any_write(
     seeds: Path, tmp_path: Path, store_dir: Path
 ) -> None:
     first = seeds / "001_e5e96d7d59fada78.txt"
@@ -63,18 +72,30 @@ def test_a_page_met_twice_in_one_batch_is_written_in_order(
     later.write_text(first.read_text(encoding="utf-8").replace("2026-", "2027-", 1), "utf-8")
     again = tmp_path / "again.txt"
     shutil.copy(later, again)
-    batch = [first, *sorted(EXAMPLES.iterdir()), later, again]
-    with EmbeddedStore(store_dir) as store:
+    examples = sorted(EXAMPLES.iterdir())  # one of them is a copy of ``first``
+    batch = [first, *examples, later, again]
+    with CountingStore(store_dir) as store:
         outcomes = list(loader.ingest_files(store, batch, NOW, depth=4))
-        statuses = [o.status for o in outcomes]
-        assert statuses == ["loaded"] * (len(batch) - 1) + ["unchanged"]
+        refused = [o.origin for o in outcomes if o.status == "refused"]
+        assert refused == [
+            str(EXAMPLES / "sota2-prompt-recovery-on-laion.md"),
+            str(later),
+            str(again),
+        ]
+        assert all(
+            f"the same page as {first}" in o.message for o in outcomes if o.status == "refused"
+        )
+        assert store.writes == len(batch) - 3
         graph = outcomes[0].graph
         assert graph is not None
         source = next(t.subject for t in store.graph_triples(graph) if "source" in str(t.subject))
-        assert (
-            store.source_hash(graph, source.value)
-            == loader.read_page(later.read_bytes(), str(later)).sha256
-        )
+        kept = loader.read_page(first.read_bytes(), str(first)).sha256
+        assert store.source_hash(graph, source.value) == kept
+        before = set(store.quads())
+        rerun = [o.status for o in loader.ingest_files(store, batch, NOW, depth=4)]
+        assert rerun.count("unchanged") == len(batch) - 3 and rerun.count("refused") == 3
+        assert store.writes == len(batch) - 3  # nothing written the second time
+        assert set(store.quads()) == before
 
 
 class FailingStore(EmbeddedStore):

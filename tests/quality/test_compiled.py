@@ -279,7 +279,9 @@ def test_an_anonymous_shape_with_a_target_is_refused() -> None:
 
 def test_validate_gives_the_same_answer_with_either_engine(tmp_path: Path, seeds: Path) -> None:
     store = tmp_path / "store"
-    assert run_cli("ingest", str(seeds), str(EXAMPLES), store=store).returncode == 0
+    assert run_cli("ingest", str(seeds), store=store).returncode == 0
+    # Apart: examples/ holds copies of seeds, which one batch would refuse as pages met again.
+    assert run_cli("ingest", str(EXAMPLES), store=store).returncode == 0
     answers = [
         run_cli("validate", "--format", "json", "--no-save", "--engine", engine, store=store)
         for engine in ("auto", "pyshacl")
