@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
-from support import EXAMPLES, SEEDS
+from support import EXAMPLES, SEEDS, Index
 
+from benchgraph.store import EmbeddedStore
 from server.app import create_app
 
 _spec = importlib.util.spec_from_file_location(
@@ -37,6 +38,13 @@ def seeds_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not SEEDS.is_dir():
         pytest.skip("the seed pages (../shared/seeds) are not beside this checkout")
     return fixtures.build_store(tmp_path_factory.mktemp("seeds") / "store", SEEDS)
+
+
+@pytest.fixture(scope="session")
+def seeds_index(seeds_store: Path) -> Index:
+    """The seeds store's statements (every graph), read directly: the facts pages are held to."""
+    with EmbeddedStore(seeds_store, read_only=True) as store:
+        return Index(set(store.quads()))
 
 
 @pytest.fixture(scope="session")
