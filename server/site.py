@@ -263,8 +263,9 @@ def page(path: str) -> Response:
         title = f"Source page {label}"
     elif kind in SCOPES:
         role = ox.NamedNode(SCOPES[kind])
-        context["benchmarks"] = select("benchmarks", role=role, resource=node)
-        context["total"] = sum(int(b["results"]) for b in context["benchmarks"])
+        benchmarks = select("benchmarks", role=role, resource=node)
+        context["benchmarks"] = benchmarks
+        context["total"] = sum(int(b["results"]) for b in benchmarks)
         title = f"{kind.capitalize()} {label}"
     else:
         title = label or iri
