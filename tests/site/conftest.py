@@ -11,9 +11,8 @@ from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
-from support import EXAMPLES, SEEDS, Index
+from support import EXAMPLES, SEEDS
 
-from benchgraph.store import EmbeddedStore
 from server.app import create_app
 
 _spec = importlib.util.spec_from_file_location(
@@ -40,11 +39,7 @@ def seeds_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return fixtures.build_store(tmp_path_factory.mktemp("seeds") / "store", SEEDS)
 
 
-@pytest.fixture(scope="session")
-def seeds_index(seeds_store: Path) -> Index:
-    """The seeds store's statements (every graph), read directly: the facts pages are held to."""
-    with EmbeddedStore(seeds_store, read_only=True) as store:
-        return Index(set(store.quads()))
+seeds_index = fixtures.seeds_index  # the seeds store's statements, read directly
 
 
 @pytest.fixture(scope="session")
