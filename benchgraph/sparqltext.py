@@ -1,5 +1,5 @@
-"""SPARQL text read token by token: the lexer the endpoint's guard uses, and term substitution
-for stores that take a query only as text.
+"""SPARQL text read token by token: the lexer the endpoint's guard uses, term substitution for
+stores that take a query only as text, and a VALUES block filled with a list of terms.
 
 The lexer knows SPARQL's strings, IRIs and comments, so a word inside them is never taken for a
 keyword or a variable.
@@ -8,7 +8,7 @@ keyword or a variable.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -141,6 +141,27 @@ def substitute(text: str, bindings: Mapping[str, Term]) -> str:
             out.append(token.text)
         previous = word or token.text
     return "".join(out)
+
+
+def with_values(text: str, name: str, terms: Sequence[Term]) -> str:
+    """The query ``text`` with its empty block ``VALUES ?name { }`` holding ``terms``, one
+    solution each (a list of terms, which ``substitute`` cannot bind). Raises ValueError when
+    the text has no such block, or for a blank node, which query text cannot name."""
+    for term in terms:
+        if isinstance(term, ox.BlankNode):
+            raise ValueError(f"?{name}: a blank node cannot be given in query text")
+    found = [t for t in _layout_tokens(text) if t.kind not in ("ws", "comment")]
+    for first, var, opening, closing in zip(found, found[1:], found[2:], found[3:], strict=False):
+        if (
+            first.kind == "name"
+            and first.text.upper() == "VALUES"
+            and var.kind == "var"
+            and var.text[1:] == name
+            and (opening.text, closing.text) == ("{", "}")
+        ):
+            inner = " ".join(str(term) for term in terms)
+            return f"{text[: opening.end]} {inner} {text[closing.start :]}"
+    raise ValueError(f"the query has no empty block VALUES ?{name} {{ }} to fill")
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""Answers as HTTP responses: the serialised body with its media type, or an HTML table.
+"""Answers as HTTP responses: the serialised body with its media type, or an HTML table (its
+IRIs shown by name, linked: :mod:`server.labels`).
 
 A cut answer (more rows than the ``max_rows`` setting) carries ``Benchgraph-Truncated: N``,
 N being the number of rows it holds.
@@ -11,17 +12,21 @@ from urllib.parse import urlencode
 
 from flask import Response, render_template, request
 
-from server import media
+from server import labels, media
 from server.engine import Answer
 
 
-def cell(term: dict[str, object] | None) -> dict[str, str]:
-    """A SPARQL JSON term as an HTML table cell: its text, and a link for an IRI."""
+def cell(term: dict[str, object] | None, named: dict[str, labels.Name]) -> dict[str, str]:
+    """A SPARQL JSON term as an HTML table cell: its text, and for an IRI a link (what
+    ``named`` calls it and where it links, the IRI itself as title)."""
     if term is None:
         return {"text": ""}
     value = str(term.get("value", ""))
     if term.get("type") == "uri":
-        return {"text": value, "href": value}
+        name = named.get(value)
+        if name is None:
+            return {"text": value, "href": value, "title": value}
+        return {"text": name.text, "href": name.href, "title": value}
     if term.get("type") == "bnode":
         return {"text": f"_:{value}"}
     if term.get("type") == "triple":
@@ -30,12 +35,16 @@ def cell(term: dict[str, object] | None) -> dict[str, str]:
 
 
 def table(answer: Answer) -> tuple[list[str], list[list[dict[str, str]]]]:
-    """Column names and cells of an answer serialised as SPARQL JSON."""
+    """Column names and cells of an answer serialised as SPARQL JSON, its IRIs named by
+    :func:`server.labels.names` (labels, linked to their pages)."""
     document = json.loads(answer.body)
     if "boolean" in document:
         return ["boolean"], [[{"text": "true" if document["boolean"] else "false"}]]
     names = list(document["head"]["vars"])
-    rows = [[cell(binding.get(n)) for n in names] for binding in document["results"]["bindings"]]
+    bindings = document["results"]["bindings"]
+    iris = (t["value"] for b in bindings for t in b.values() if t.get("type") == "uri")
+    named = labels.names(iris)
+    rows = [[cell(binding.get(n), named) for n in names] for binding in bindings]
     return names, rows
 
 

@@ -1,4 +1,5 @@
-"""The API describing itself: ``/`` (links to everything) and ``/openapi.json``.
+"""The API describing itself: ``/`` (links to every surface, the dumps and resource pages by
+example) and ``/openapi.json``.
 
 The OpenAPI 3.1 document is generated from the named-query headers and the media table, so a
 new ``queries/*.rq`` file and a new format are documented the day they land.
@@ -14,7 +15,9 @@ from benchgraph import __version__
 from benchgraph.queries import NamedQuery, Param
 from server import media
 from server.backend import current
+from server.dumps import DUMPS
 from server.errors import ApiError
+from server.linked import examples
 
 blueprint = Blueprint("docs", __name__)
 
@@ -171,23 +174,58 @@ def openapi() -> Response:
     return jsonify(openapi_document(backend.base_url(), backend.catalogue))
 
 
-@blueprint.get("/")
-def index() -> Response:
-    """Where everything is."""
-    base = current().base_url()
-    links = {
+def surfaces(base: str) -> dict[str, str]:
+    """The service's surfaces by name, as absolute URLs (``base`` ends in a slash)."""
+    return {
         "sparql": base + "sparql",
+        "query": base + "query",
         "queries": base + "queries",
         "openapi": base + "openapi.json",
+        "site": base + "site",
+        "search": base + "search",
+        "void": base + "void",
+        "wellKnownVoid": base + ".well-known/void",
     }
+
+
+@blueprint.get("/")
+def index() -> Response:
+    """Where everything is: every surface, the dumps, and resource pages by example."""
+    backend = current()
+    base = backend.base_url()
+    links = surfaces(base)
+    dumps = {m.key: f"{base}dump.{suffix}" for suffix, m in DUMPS.items()}
     offered = [media.BY_KEY["apijson"], media.BY_KEY["html"]]
     chosen = media.choose(offered, request.accept_mimetypes, request.args.getlist("format"))
     if chosen is None:
         raise ApiError(406, "this page is served as application/json or text/html")
+    id_base = backend.id_base()
+    resources = {"iri": id_base + "PATH", "url": base + "id/PATH"}
     if chosen.kind == "page":
-        text = render_template("index.html", title="benchgraph", links=links)
+        text = render_template(
+            "index.html",
+            title="benchgraph",
+            links=links,
+            dumps=[
+                (url, media.BY_KEY[key], key in media.QUAD_FORMATS) for key, url in dumps.items()
+            ],
+            resources=resources,
+            examples=[
+                base + "id/" + iri.removeprefix(id_base)
+                for iri in examples(backend)
+                if iri.startswith(id_base)
+            ],
+        )
         response = Response(text, content_type=chosen.content_type)
     else:
-        response = jsonify({"name": "benchgraph", "version": __version__, "links": links})
+        response = jsonify(
+            {
+                "name": "benchgraph",
+                "version": __version__,
+                "links": links,
+                "dumps": dumps,
+                "resources": resources,
+            }
+        )
     response.headers["Vary"] = "Accept"
     return response

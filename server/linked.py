@@ -129,8 +129,13 @@ def figures(backend: Backend) -> void.Figures:
             )
             for row in _rows(backend, "void-graphs")
         ],
-        examples=[row["example"]["value"] for row in _rows(backend, "void-examples")],
+        examples=examples(backend),
     )
+
+
+def examples(backend: Backend) -> list[str]:
+    """A few resource IRIs: the first paper, method, benchmark and result (cached)."""
+    return [row["example"]["value"] for row in _rows(backend, "void-examples")]
 
 
 @blueprint.get("/void")

@@ -4,8 +4,9 @@
 - ``/search?q=``: resources whose label contains the text (case-insensitive, at most 100).
 - ``/query?query=``: a SPARQL form; the query runs through the same checks as ``/sparql``.
 - ``/page/<path>``: the resource ``https://w3id.org/benchgraph/id/<path>``, drawn by its kind
-  (paper, method, benchmark with a chart per cohort, result with its provenance, source page;
-  anything else as a table of its statements). Unknown resources are 404.
+  (paper, method, benchmark with a chart per cohort, result with its provenance, source page,
+  task or dataset with its benchmarks and their results; anything else as a table of its
+  statements). Unknown resources are 404.
 
 The pages' SPARQL lives in ``queries/site/*.rq``; the resource is bound, never spliced in. Answers
 are cached per store generation. Values are shown as published (``bg:publishedValue``).
@@ -42,7 +43,11 @@ KINDS = {
     V.Benchmark: "benchmark",
     V.Result: "result",
     V.SourceDocument: "source",
+    V.Task: "task",
+    V.Dataset: "dataset",
 }
+# The property that ties a benchmark to a task or dataset, by the kind of that page.
+SCOPES = {"task": V.task, "dataset": V.dataset}
 
 
 @cache
@@ -290,9 +295,15 @@ def page(path: str) -> Response:
         context["report"], context["findings"] = _findings(iri)
         context["results"] = select("results", role=ox.NamedNode(V.wasDerivedFrom), resource=node)
         title = f"Source page {label}"
+    elif kind in SCOPES:
+        role = ox.NamedNode(SCOPES[kind])
+        benchmarks = select("benchmarks", role=role, resource=node)
+        context["benchmarks"] = benchmarks
+        context["total"] = sum(int(b["results"]) for b in benchmarks)
+        title = f"{kind.capitalize()} {label}"
     else:
         title = label or iri
-    return _render(kind, title, **context)
+    return _render("scope" if kind in SCOPES else kind, title, **context)
 
 
 def _provenance(iri: str, props: dict[str, list[Row]]) -> dict[str, object]:

@@ -7,8 +7,8 @@
   (each triple of the page graphs once) and every page and report graph is a named graph.
 - The answer's format follows ``format`` (a media type or a short name, for browsers), else the
   ``Accept`` header; 406 when nothing acceptable fits the answer.
-- ``GET /sparql`` without a query answers the Service Description (HTML for browsers: a query
-  form).
+- ``GET /sparql`` without a query answers the Service Description (HTML for browsers: the same
+  description as a page, with a query form).
 - Updates (``update=…``, ``application/sparql-update``, an update in ``query``) and ``SERVICE``
   are refused with 400; a malformed query gets 400 with the parser's message and position.
 """
@@ -199,28 +199,32 @@ def evaluate(
 
 
 def describe(backend: Backend, formats: list[str]) -> Response:
-    """The Service Description, in an RDF format or (browsers) as the query page."""
+    """The Service Description, in an RDF format or (browsers) as a page: the same
+    :class:`server.description.Service` read out, with a query form."""
     endpoint_url = backend.base_url() + "sparql"
     chosen = media.choose(media.of_kind("graph", "page"), request.accept_mimetypes, formats)
     if chosen is None:
         offered = ", ".join(m.mime for m in media.of_kind("graph", "page"))
         raise ApiError(406, f"no acceptable format for the Service Description; formats: {offered}")
-    found = description.triples(endpoint_url, backend.graphs())
-    prefixes = {**V.PREFIXES, "sd": description.SD}
+    limits = description.Limits(
+        float(backend.config["query_timeout"]),
+        backend.max_rows,
+        int(backend.config["max_request_bytes"]),
+    )
+    described = description.service(endpoint_url, backend.graphs(), limits)
     if chosen.kind == "page":
-        turtle = ox.serialize(found, format=ox.RdfFormat.TURTLE, prefixes=prefixes) or b""
         text = render_template(
             "sparql.html",
             title="SPARQL endpoint",
-            endpoint=endpoint_url,
-            description=turtle.decode("utf-8"),
+            service=described,
+            languages=description.LANGUAGES,
             results=media.of_kind("results"),
             graphs=media.of_kind("graph"),
-            max_rows=backend.max_rows,
-            timeout=backend.config["query_timeout"],
         )
         response = Response(text, content_type=chosen.content_type)
     else:
+        found = description.triples(described)
+        prefixes = {**V.PREFIXES, "sd": description.SD}
         items: list[ox.Triple] | list[ox.Quad] = found
         if chosen.key in media.QUAD_FORMATS:
             items = [ox.Quad(t.subject, t.predicate, t.object, ox.DefaultGraph()) for t in found]

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from benchgraph.sparqltext import query_form, substitute
+from benchgraph.sparqltext import query_form, substitute, with_values
 
 EX = "http://example.org/"
 DATA = "\n".join(
@@ -121,3 +121,22 @@ def test_a_bound_group_condition_is_one_rdflib_evaluates(store: ox.Store, name: 
     graph.parse(data=DATA, format="turtle")
     found = sorted(tuple(value.n3() for value in row) for row in graph.query(written))
     assert found == answers(store.query(QUERIES[name], substitutions={ox.Variable("x"): term}))
+
+
+def test_a_values_block_holds_a_list_of_terms(store: ox.Store) -> None:
+    text = (
+        f"# VALUES ?s {{ }} in a comment is not the block\nSELECT ?s ?l WHERE {{ ?s <{EX}label> ?l "
+        f'FILTER (?l != "VALUES ?s {{ }}") VALUES ?s {{ }} }}'
+    )
+    terms = [ox.NamedNode(f"{EX}a"), ox.NamedNode(f"{EX}c"), ox.Literal("} UNION { ?s ?p ?o } #")]
+    filled = with_values(text, "s", terms)
+    assert filled.startswith("# VALUES ?s { } in a comment")
+    assert answers(store.query(filled)) == [
+        (f"<{EX}a>", '"alpha"'),
+        (f"<{EX}c>", str(ox.Literal("} UNION { ?s ?p ?o } #"))),
+    ]
+    assert answers(store.query(with_values(text, "s", []))) == []
+    with pytest.raises(ValueError, match=r"no empty block VALUES \?x"):
+        with_values(text, "x", terms)
+    with pytest.raises(ValueError, match="blank node"):
+        with_values(text, "s", [ox.BlankNode()])

@@ -19,7 +19,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from live import Live
-from support import EXAMPLES, SEEDS
+from support import EXAMPLES, SEEDS, Index
 
 from benchgraph.store import EmbeddedStore
 from ingest.loader import ingest_file
@@ -43,6 +43,13 @@ def seeds_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not SEEDS.is_dir():
         pytest.skip("the seed pages (../shared/seeds) are not beside this checkout")
     return build_store(tmp_path_factory.mktemp("seeds") / "store", SEEDS)
+
+
+@pytest.fixture(scope="session")
+def seeds_index(seeds_store: Path) -> Index:
+    """The seeds store's statements (every graph), read directly: the facts answers are held to."""
+    with EmbeddedStore(seeds_store, read_only=True) as store:
+        return Index(set(store.quads()))
 
 
 @pytest.fixture(scope="session")

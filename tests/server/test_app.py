@@ -6,14 +6,17 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
+from html_support import parse
 from support import REPO
 from werkzeug.datastructures import MIMEAccept
 
 from benchgraph import queries, settings
 from server import media
 from server.app import create_app
+from server.dumps import DUMPS
 
 ALL = "SELECT ?s ?p ?o WHERE { ?s ?p ?o }"
 
@@ -53,13 +56,44 @@ def test_cross_origin_pages_may_query(client) -> None:
     assert "POST" in preflight.headers["Access-Control-Allow-Methods"]
 
 
-def test_the_index_links_everything(client) -> None:
-    links = client.get("/").get_json()["links"]
-    assert links == {
-        "sparql": "http://localhost/sparql",
-        "queries": "http://localhost/queries",
-        "openapi": "http://localhost/openapi.json",
-    }
+BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+# The GET routes `/` does not link, and why.
+NOT_LINKED = {
+    "/": "the index itself",
+    "/static/<path:filename>": "Flask's own static route; the service has no static files",
+    "/queries/<name>": "one per named query: the catalogue, /queries, links each",
+    "/page/<path:path>": "one per resource: /site, /search and every page link them, and "
+    "/id/PATH sends a browser there",
+}
+
+
+def test_the_index_links_every_surface(make_app) -> None:
+    """`/` linked neither the dumps, nor /void, nor /query, nor the site's search."""
+    app = make_app()
+    client = app.test_client()
+    page = parse(client.get("/", headers={"Accept": "text/html"}).get_data(as_text=True))
+    linked = {urlsplit(href).path for href, _ in page.links()}
+    document = client.get("/").get_json()
+    listed = {urlsplit(u).path for u in [*document["links"].values(), *document["dumps"].values()]}
+    for rule in app.url_map.iter_rules():
+        if "GET" not in (rule.methods or ()) or rule.rule in NOT_LINKED:
+            continue
+        if not rule.arguments:
+            assert rule.rule in linked and rule.rule in listed, rule.rule
+        elif rule.endpoint == "dumps.dump":
+            dumps = {f"/dump.{suffix}" for suffix in DUMPS}
+            assert dumps <= linked and dumps <= listed
+        elif rule.endpoint == "linked.resource":
+            resources = [path for path in linked if path.startswith("/id/")]
+            assert resources and document["resources"]["url"].endswith("/id/PATH")
+            for path in resources:
+                reply = client.get(path, headers={"Accept": "text/turtle"})
+                assert reply.status_code == 200, path
+        else:
+            pytest.fail(f"{rule.rule} is neither linked from / nor named in NOT_LINKED")
+    for path in linked:  # every link answers a browser
+        reply = client.get(path, headers={"Accept": BROWSER})
+        assert reply.status_code in (200, 303), path
 
 
 def test_base_iri_names_the_service(make_app) -> None:

@@ -14,9 +14,12 @@ from collections import defaultdict
 from typing import Any
 
 import pytest
-from support import REPO
+import rdflib
+from html_support import parse
+from support import REPO, Index
 
 from benchgraph import queries
+from benchgraph import vocab as V
 
 GOLDEN = REPO / "tests" / "data" / "golden" / "queries"
 QUERY_FILES = sorted((REPO / "queries").glob("*.rq"))
@@ -277,3 +280,64 @@ def test_the_ask_helper_make_run_uses(seeds_server: Any, capsys: pytest.CaptureF
     out = capsys.readouterr().out
     assert "EDITOR" in out and "(1 row)" in out
     assert ask.main([seeds_server.url, "no-such-query"]) == 1
+
+
+def _vocabulary() -> tuple[dict[str, str], set[str]]:
+    """The English labels the ontology gives, and the namespaces it and the shapes declare."""
+    graph, namespaces = rdflib.Graph(), set(V.PREFIXES.values())
+    for path in sorted((REPO / "ontology").glob("*.ttl")) + sorted((REPO / "shapes").glob("*.ttl")):
+        read = rdflib.Graph().parse(path, format="turtle")
+        namespaces |= {str(ns) for _, ns in read.namespaces()}
+        if path.parent.name == "ontology":
+            graph += read
+    labels = {
+        str(s): str(o)
+        for s, o in graph.subject_objects(rdflib.RDFS.label)
+        if isinstance(o, rdflib.Literal) and o.language in (None, "en")
+    }
+    return labels, namespaces
+
+
+def _store_name(index: Index, iri: str) -> str:
+    for prop in (V.label, V.title, V.identifier):
+        found = sorted(o.value for o in index.objects(iri, prop))
+        if found:
+            return found[0]
+    return iri.removeprefix(V.ID)
+
+
+@pytest.mark.parametrize("path", QUERY_FILES, ids=lambda p: p.stem)
+def test_html_answers_show_iris_by_name_with_links(
+    seeds_server: Any, http: Any, seeds_index: Index, path: Any
+) -> None:
+    """The HTML table of a named answer showed unit, direction and every other IRI raw."""
+    url = http.url(f"{seeds_server.url}queries/{path.stem}", **PARAMS.get(path.stem, {}))
+    document = http.fetch(url, Accept="application/sparql-results+json").json()
+    table = parse(http.fetch(url, Accept="text/html").text).find("table")
+    assert table is not None
+    names = document["head"]["vars"]
+    assert [th.text for th in table.iter("th")] == names
+    shown = [list(tr.iter("td")) for tr in table.iter("tr") if tr.find("td")]
+    assert len(shown) == len(document["results"]["bindings"])
+    labels, namespaces = _vocabulary()
+    for binding, cells in zip(document["results"]["bindings"], shown, strict=True):
+        for name, td in zip(names, cells, strict=True):
+            term = binding.get(name)
+            if term is None or term["type"] != "uri":
+                continue
+            iri, link = term["value"], td.find("a")
+            assert link is not None and link.attrs["title"] == iri, (name, iri)
+            if iri.startswith(V.ID):
+                assert link.attrs["href"] == "/page/" + iri.removeprefix(V.ID)
+                assert link.text == _store_name(seeds_index, iri), iri
+                continue
+            assert link.attrs["href"] == iri
+            if iri in labels:
+                assert link.text == labels[iri]
+            elif iri.startswith(V.UNIT):
+                assert link.text == "unit:" + iri.removeprefix(V.UNIT)
+            elif any(iri.startswith(ns) for ns in namespaces):  # a prefixed name
+                prefix, local = link.text.split(":", 1)
+                assert link.text != iri and iri.endswith(local) and prefix, iri
+            else:  # a web page's address
+                assert link.text == iri

@@ -13,6 +13,7 @@ from typing import Any
 import pyoxigraph as ox
 import pytest
 import rdflib
+from html_support import parse
 from rdflib.compare import isomorphic
 from SPARQLWrapper import (
     CSV,
@@ -207,6 +208,54 @@ def test_a_browser_gets_a_query_form_and_an_html_table(server: Any, http: Any) -
     assert "<form" in form.text and server.sparql in form.text
     table = http.fetch(http.url(server.sparql, query=METHODS), Accept=browser)
     assert table.type == "text/html" and "<td>EDITOR</td>" in table.text
+
+
+def test_a_browser_gets_the_service_description_as_a_page_not_turtle(
+    server: Any, http: Any
+) -> None:
+    """A browser was shown the Service Description as raw Turtle, blank-node IDs and all."""
+    browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+    page = http.fetch(server.sparql, Accept=browser)
+    assert page.status == 200 and page.type == "text/html"
+    assert "@prefix" not in page.text and "sd:Service" not in page.text
+    rdf = http.fetch(server.sparql, Accept="text/turtle")  # machine clients keep the RDF
+    assert rdf.type == "text/turtle"
+    graph = rdflib.Graph().parse(data=rdf.body, format="turtle")
+    endpoint = rdflib.URIRef(server.sparql)
+    root = parse(page.text)
+
+    def shown(cls: str) -> set[str]:
+        found = root.find(cls=cls)
+        assert found is not None, cls
+        return {href for href, _ in found.links()}
+
+    endpoint_shown = root.find("dd", "endpoint")
+    assert endpoint_shown is not None and endpoint_shown.find("code").text == server.sparql
+    assert shown("languages") == {str(o) for o in graph.objects(endpoint, SD.supportedLanguage)}
+    assert shown("formats") == {str(o) for o in graph.objects(endpoint, SD.resultFormat)}
+    assert shown("features") == {str(o) for o in graph.objects(endpoint, SD.feature)}
+    dataset = graph.value(endpoint, SD.defaultDataset)
+    default = graph.value(dataset, SD.defaultGraph)
+    assert root.find("dd", "default-graph").text == str(graph.value(default, rdflib.RDFS.comment))
+    listed = root.find("ul", "named-graphs")
+    assert listed is not None
+    names = {str(graph.value(g, SD.name)) for g in graph.objects(dataset, SD.namedGraph)}
+    assert {li.text for li in listed.iter("li")} == names and LAION in names
+    terms = str(graph.value(endpoint, rdflib.DCTERMS.description))
+    limits = root.find("ul", "limits")
+    assert limits is not None
+    for cls, words in (
+        ("seconds", "at most {} s"),
+        ("rows", "at most {} rows"),
+        ("bytes", "{} bytes"),
+    ):
+        value = limits.find("span", cls)
+        assert value is not None and words.format(value.text) in terms, cls
+    for refused in root.find("ul", "refused").iter("li"):
+        assert refused.text in terms
+    form = root.find("form")
+    assert form is not None and form.attrs["action"] == server.sparql
+    assert ("/query", "query page") in root.links()
 
 
 def test_nothing_acceptable_is_406(server: Any, http: Any) -> None:

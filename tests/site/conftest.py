@@ -41,6 +41,9 @@ def seeds_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return fixtures.build_store(tmp_path_factory.mktemp("seeds") / "store", SEEDS)
 
 
+seeds_index = fixtures.seeds_index  # the seeds store's statements, read directly
+
+
 @pytest.fixture(scope="session")
 def seeds_site(seeds_store: Path) -> Iterator[FlaskClient]:
     yield from _client(seeds_store)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 from flask.testing import FlaskClient
+from html_support import parse, table_rows, table_with
 from support import SEEDS, Index
 
 from benchgraph import vocab as V
@@ -116,6 +117,33 @@ def settings_of(index: Index, result: str) -> dict[str, str]:
         str(index.value(s.value, V.settingKey)): str(index.value(s.value, V.settingValue))
         for s in index.objects(config, V.setting)
     }
+def of_type(index: Index, cls: str) -> list[str]:
+    """The subjects of type ``cls``, sorted."""
+    return sorted(s for s in index.by_subject if ox.NamedNode(cls) in index.objects(s, V.type_))
+
+
+def name(index: Index, iri: str) -> str:
+    """What a page calls a resource: its label, else its title, else (a result) its claim,
+    else its source ID."""
+    for prop in (V.label, V.title):
+        found = sorted(o.value for o in index.objects(iri, prop))
+        if found:
+            return found[0]
+    method, metric, value = (index.one(iri, p) for p in (V.method, V.metric, V.publishedValue))
+    if method and metric and value:
+        method_label, metric_label = (name(index, o.value) for o in (method, metric))
+        return f"{method_label}: {metric_label} = {value.value}"
+    return min((o.value for o in index.objects(iri, V.identifier)), default="")
+
+
+def resource_of(href: str) -> str:
+    """The IRI whose site page ``href`` is."""
+    assert href.startswith("/page/"), href
+    return V.ID + href.removeprefix("/page/")
+
+
+def page_of(iri: str) -> str:
+    return "/page/" + iri.removeprefix(V.ID)
 
 
 def test_paper_lists_introduced_and_reported_methods(seeds_site: FlaskClient) -> None:
@@ -401,3 +429,62 @@ def test_benchmark_lists_the_metrics_with_results(
             V.ID + h.split("/page/", 1)[1] for h in re.findall(r'href="([^"]+)"', note.group(1))
         }
         assert named == unused, url
+def test_findings_name_their_focus_by_label_with_a_link(
+    seeds_site: FlaskClient, seeds_index: Index
+) -> None:
+    """A finding's focus was shown as its IRI's last segment (``blip-2-opt-2-7b``)."""
+    shown = 0
+    for source in of_type(seeds_index, V.SourceDocument):
+        table = table_with(parse(page(seeds_site, page_of(source))), "Focus")
+        for row in table_rows(table) if table is not None else []:
+            ((href, text),) = row["Focus"].links()
+            focus = resource_of(href)
+            assert text == name(seeds_index, focus) != focus.rsplit("/", 1)[-1], (source, href)
+            shown += 1
+    assert shown > 0
+
+
+def test_task_and_dataset_pages_list_their_benchmarks_with_counts(
+    seeds_site: FlaskClient, seeds_index: Index
+) -> None:
+    """Task and dataset pages showed only their type and label."""
+    results = of_type(seeds_index, V.Result)
+    for cls, role in ((V.Task, V.task), (V.Dataset, V.dataset)):
+        scopes = of_type(seeds_index, cls)
+        assert scopes
+        for scope in scopes:
+            expected = {
+                b: sum(ox.NamedNode(b) in seeds_index.objects(r, V.benchmark) for r in results)
+                for b in of_type(seeds_index, V.Benchmark)
+                if ox.NamedNode(scope) in seeds_index.objects(b, role)
+            }
+            table = table_with(parse(page(seeds_site, page_of(scope))), "Benchmark")
+            assert table is not None, scope
+            shown = {}
+            for row in table_rows(table):
+                ((href, text),) = row["Benchmark"].links()
+                assert text == name(seeds_index, resource_of(href))
+                shown[resource_of(href)] = int(row["Results"].text)
+            assert shown == expected and sum(expected.values()) > 0, scope
+
+
+def test_a_paper_without_a_title_says_so_and_links_its_id_to_its_page(
+    seeds_site: FlaskClient, seeds_index: Index
+) -> None:
+    """A paper known by its ID alone was headed by the ID, with no word that the source gives
+    no title and no link from the ID to the page the data holds for it."""
+    untitled = 0
+    for paper in of_type(seeds_index, V.Paper):
+        root = parse(page(seeds_site, page_of(paper)))
+        note = root.find("p", "untitled")
+        pages = sorted(o.value for o in seeds_index.objects(paper, V.url))
+        if seeds_index.objects(paper, V.label):
+            assert note is None, paper
+            continue
+        untitled += 1
+        assert note is not None and "gives no title" in note.text, paper
+        identifier = root.find("dd", "identifier")
+        assert identifier is not None
+        (ident,) = (o.value for o in seeds_index.objects(paper, V.identifier))
+        assert identifier.links() == ([(pages[0], ident)] if pages else []), paper
+    assert untitled > 0
