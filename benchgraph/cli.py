@@ -1,7 +1,9 @@
 """The ``benchgraph`` command.
 
 Exit codes (a tested contract): 0 everything done; 1 some input refused (a page that does not
-parse or validate); 2 unreadable input, a store that cannot be opened, or bad usage.
+parse or validate); 2 unreadable input, a store that cannot be opened, or bad usage; 141
+(128 + SIGPIPE) the reader of the output went away before it was complete (``| head``), which
+ends the command quietly, as it ends ``cat``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from benchgraph.store import StoreError, open_store
 from ingest.loader import IngestStopped, Outcome, expand, ingest_files
 
 EXIT_OK, EXIT_REFUSED, EXIT_ERROR = 0, 1, 2
+EXIT_PIPE = 128 + 13  # as a shell reports a command that SIGPIPE ended
 
 # Modules that add further commands. Each has ``add_commands(subparsers)``, which adds its
 # commands with ``set_defaults(handler=...)``; a handler takes the namespace and returns the code.
@@ -55,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="benchgraph",
         description="A knowledge graph of ML papers, methods and benchmark results.",
         epilog="Exit codes: 0 done; 1 some input refused; 2 unreadable input, store error "
-        "or bad usage.",
+        "or bad usage; 141 the output was closed before it was complete (`| head`).",
     )
     parser.add_argument("--version", action="version", version=f"benchgraph {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -158,16 +161,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     args = build_parser().parse_args(argv)
     try:
-        return int(args.handler(args))
+        code = int(args.handler(args))
+        sys.stdout.flush()  # a reader gone before the last write is found here, not at exit
+        return code
     except (QueryError, StoreError) as error:
         sys.stderr.write(f"benchgraph: error: {error}\n")
         return EXIT_ERROR
     except BrokenPipeError:
-        # The reader of stdout went away (`benchgraph export | head`): stop without a
-        # traceback; stdout is pointed at /dev/null so the interpreter's last flush is silent.
+        # The reader of stdout went away (`benchgraph export | head`): stop quietly, as Unix
+        # tools do; stdout is pointed at /dev/null so the interpreter's last flush is silent.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.stderr.write("benchgraph: error: the output was closed before it was complete\n")
-        return EXIT_ERROR
+        return EXIT_PIPE
 
 
 if __name__ == "__main__":

@@ -45,7 +45,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "queries/), a .rq or .sparql file (a '#+' header is optional; its parameters then "
         "work with --param), - to read the query from stdin, or the query text itself (an "
         "argument holding white space or '{'). Updates are refused. Exit codes: 0 answered; "
-        "2 a query, parameter or --format refused, or a store error.",
+        "2 a query, parameter or --format refused, or a store error; 141 the output was "
+        "closed before it was complete (`| head`).",
     )
     command.add_argument("query", metavar="QUERY", help="a name, a file, - or the text")
     command.add_argument(

@@ -1,16 +1,19 @@
 """``benchgraph query`` given any SPARQL (a file, stdin, the text itself), its output formats by
-query form."""
+query form, and commands that write into a pipe whose reader goes away."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
 import rdflib
 from rdflib.compare import isomorphic
-from support import EXAMPLES, run_cli
+from support import EXAMPLES, REPO, run_cli
 
 from benchgraph import vocab as V
 
@@ -191,3 +194,48 @@ def test_an_update_is_refused_and_changes_nothing(loaded: Path, update: str) -> 
         assert "SPARQL Update (" in done.stderr and "is not accepted" in done.stderr
     store = ox.Store.read_only(str(loaded))
     assert set(store) == before
+
+
+def buffered(store_dir: Path) -> dict[str, str]:
+    """The environment of a command run as a user runs it: the store, and stdout buffered (not
+    PYTHONUNBUFFERED), so an answer can still be in the buffer when the command returns."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    return {**env, "BENCHGRAPH_STORE": str(store_dir)}
+
+
+def test_export_into_a_closed_pipe_ends_quietly_with_141(loaded: Path) -> None:
+    export = subprocess.Popen(
+        [sys.executable, "-m", "benchgraph.cli", "export", "--format", "nquads"],
+        env=buffered(loaded),
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert export.stdout is not None and export.stderr is not None
+    assert len(export.stdout.read(100)) == 100
+    export.stdout.close()  # as `| head -c 100` does
+    errors = export.stderr.read()
+    export.stderr.close()
+    assert export.wait(60) == 141
+    assert errors == b""
+
+
+def test_a_query_whose_reader_left_before_it_wrote_ends_quietly_with_141(loaded: Path) -> None:
+    # The query comes on stdin, sent only once stdout's reader is gone: the answer (one short
+    # line, still in the buffer when the command returns) meets a closed pipe at the last flush.
+    query = subprocess.Popen(
+        [sys.executable, "-m", "benchgraph.cli", "query", "-"],
+        env=buffered(loaded),
+        cwd=REPO,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert query.stdin is not None and query.stdout is not None and query.stderr is not None
+    query.stdout.close()
+    query.stdin.write(b"ASK {}")
+    query.stdin.close()
+    errors = query.stderr.read()
+    query.stderr.close()
+    assert query.wait(60) == 141
+    assert errors == b""
