@@ -101,8 +101,8 @@ def run_query(args: argparse.Namespace) -> int:
     fmt = args.format or FORMATS[form][0]
     if fmt not in FORMATS[form]:
         raise QueryError(
-            f"{named.where}: --format {fmt} does not fit a {form} query; "
-            f"use {_listed(FORMATS[form])}"
+            f"{named.where}: --format {fmt} does not fit {'an' if form == 'ASK' else 'a'} "
+            f"{form} query; use {_listed(FORMATS[form])}"
         )
     values: dict[str, str] = {}
     for item in args.param:

@@ -128,7 +128,7 @@ def test_a_format_that_does_not_fit_the_form_is_refused_before_the_store_opens(
     )
     ask = run_cli("query", "ASK { ?s ?p ?o }", "--format", "turtle", store=store_dir)
     assert ask.returncode == 2
-    assert "does not fit a ASK query; use table or json" in ask.stderr
+    assert "does not fit an ASK query; use table or json" in ask.stderr
     assert not store_dir.exists()
 
 
