@@ -1,30 +1,31 @@
 """The ``benchgraph`` command.
 
 Exit codes (a tested contract): 0 everything done; 1 some input refused (a page that does not
-parse or validate); 2 unreadable input, a store that cannot be opened, or bad usage.
+parse or validate); 2 unreadable input, a store that cannot be opened, or bad usage; 141
+(128 + SIGPIPE) the reader of the output went away before it was complete (``| head``), which
+ends the command quietly, as it ends ``cat``.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import importlib
 import os
 import sys
 from collections.abc import Sequence
 
-import pyoxigraph as ox
-
 from benchgraph import __version__, settings
-from benchgraph.queries import QueryError, find
+from benchgraph.queries import QueryError
 from benchgraph.store import StoreError, open_store
 from ingest.loader import IngestStopped, Input, Outcome, expand, ingest_files
 
 EXIT_OK, EXIT_REFUSED, EXIT_ERROR = 0, 1, 2
+EXIT_PIPE = 128 + 13  # as a shell reports a command that SIGPIPE ended
 
 # Modules that add further commands. Each has ``add_commands(subparsers)``, which adds its
 # commands with ``set_defaults(handler=...)``; a handler takes the namespace and returns the code.
 COMMAND_MODULES: tuple[str, ...] = (
+    "benchgraph.query_cli",
     "benchgraph.quality_cli",
     "benchgraph.export_cli",
     "benchgraph.copy_cli",
@@ -56,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="benchgraph",
         description="A knowledge graph of ML papers, methods and benchmark results.",
         epilog="Exit codes: 0 done; 1 some input refused; 2 unreadable input, store error "
-        "or bad usage.",
+        "or bad usage; 141 the output was closed before it was complete (`| head`).",
     )
     parser.add_argument("--version", action="version", version=f"benchgraph {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -78,19 +79,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ingest.set_defaults(handler=run_ingest)
 
-    query = commands.add_parser(
-        "query",
-        help="run a named query or a .rq file",
-        description="Run a named query (the stem of a file in queries/) or a .rq file. "
-        "--format json prints the W3C SPARQL 1.1 Query Results JSON document.",
-    )
-    query.add_argument("query", metavar="NAME_OR_FILE")
-    query.add_argument(
-        "--param", action="append", default=[], metavar="NAME=VALUE", help="a query parameter"
-    )
-    query.add_argument("--format", choices=("table", "json", "csv"), default="table")
-    store_option(query)
-    query.set_defaults(handler=run_query)
     for module in COMMAND_MODULES:
         importlib.import_module(module).add_commands(commands)
     return parser
@@ -172,70 +160,21 @@ class _Tally:
         self.infos += sum(1 for f in o.findings if f.severity == "Info")
 
 
-def _cell(term: object) -> str:
-    if term is None:
-        return ""
-    return str(getattr(term, "value", term))
-
-
-def run_query(args: argparse.Namespace) -> int:
-    named = find(args.query)
-    values: dict[str, str] = {}
-    for item in args.param:
-        name, sep, value = item.partition("=")
-        if not sep:
-            raise QueryError(f"--param {item!r}: expected NAME=VALUE")
-        values[name] = value
-    named.bind(values)  # a bad parameter is refused before the store is opened
-    with open_store(settings.get("store", args.store), notify=notice) as store:
-        try:
-            answer = store.answer(named, values)
-        except SyntaxError as error:
-            raise QueryError(f"{named.path}: {error}") from None
-        if isinstance(answer, ox.QueryTriples):
-            sys.stdout.buffer.write(answer.serialize(format=ox.RdfFormat.TURTLE) or b"")
-            return EXIT_OK
-        if args.format == "json":
-            sys.stdout.buffer.write(answer.serialize(format=ox.QueryResultsFormat.JSON) or b"")
-            sys.stdout.buffer.write(b"\n")
-            return EXIT_OK
-        if isinstance(answer, ox.QueryBoolean):
-            print("true" if bool(answer) else "false")
-            return EXIT_OK
-        names = [v.value for v in answer.variables]
-        rows = [[_cell(solution[n]) for n in names] for solution in answer]
-    if args.format == "csv":
-        writer = csv.writer(sys.stdout, lineterminator="\n")
-        writer.writerow(names)
-        writer.writerows(rows)
-    else:
-        _print_table(names, rows)
-    return EXIT_OK
-
-
-def _print_table(names: list[str], rows: list[list[str]]) -> None:
-    widths = [max([len(n)] + [len(r[i]) for r in rows]) for i, n in enumerate(names)]
-    print("  ".join(n.ljust(w) for n, w in zip(names, widths, strict=True)))
-    print("  ".join("-" * w for w in widths))
-    for row in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))
-    print(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     args = build_parser().parse_args(argv)
     try:
-        return int(args.handler(args))
+        code = int(args.handler(args))
+        sys.stdout.flush()  # a reader gone before the last write is found here, not at exit
+        return code
     except (QueryError, StoreError) as error:
         sys.stderr.write(f"benchgraph: error: {error}\n")
         return EXIT_ERROR
     except BrokenPipeError:
-        # The reader of stdout went away (`benchgraph export | head`): stop without a
-        # traceback; stdout is pointed at /dev/null so the interpreter's last flush is silent.
+        # The reader of stdout went away (`benchgraph export | head`): stop quietly, as Unix
+        # tools do; stdout is pointed at /dev/null so the interpreter's last flush is silent.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.stderr.write("benchgraph: error: the output was closed before it was complete\n")
-        return EXIT_ERROR
+        return EXIT_PIPE
 
 
 if __name__ == "__main__":

@@ -22,7 +22,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "graphs (one per source page: the provenance); turtle, ntriples and jsonld hold their "
         "union, each triple once. The server offers the same dumps at /dump.trig, /dump.nq, "
         "/dump.ttl, /dump.nt and /dump.jsonld. Exit codes: 0 written; 2 a store that cannot be "
-        "opened or a file that cannot be written.",
+        "opened or a file that cannot be written; 141 stdout was closed before the dump was "
+        "complete (`| head`).",
     )
     command.add_argument("--format", choices=tuple(export.FORMATS), default="trig")
     command.add_argument(

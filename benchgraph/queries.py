@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
+from typing import IO
 
 from pyoxigraph import Literal, NamedNode
 
@@ -129,12 +130,21 @@ class Param:
 
 @dataclass(frozen=True)
 class NamedQuery:
+    """A query and what its header says. A named query's ``name`` is its file's stem; a query
+    given to the CLI (:func:`given`) is named for where it came from, and has no ``path``
+    when it was given as text."""
+
     name: str
-    path: Path
+    path: Path | None
     summary: str
     description: str
     params: tuple[Param, ...]
     text: str
+
+    @property
+    def where(self) -> str:
+        """Where the query came from, as messages name it: its file, or its ``name``."""
+        return self.name if self.path is None else str(self.path)
 
     def bind(self, values: Mapping[str, str]) -> dict[str, NamedNode | Literal]:
         """Return the RDF terms for ``values`` (text by parameter name), defaults filled in.
@@ -209,8 +219,12 @@ def resolve(
     return out
 
 
-def parse_header(path: Path, text: str) -> tuple[str, str, tuple[Param, ...]]:
-    """Read the ``#+`` header of a query file. Raises QueryError naming the file and line."""
+def parse_header(
+    path: Path | str, text: str, *, summary_required: bool = True
+) -> tuple[str, str, tuple[Param, ...]]:
+    """Read the ``#+`` header of a query file (``path``: the file, or where the text came
+    from). Returns the summary ("" when there is none and none is required), description and
+    parameters. Raises QueryError naming the file and line."""
     fields: dict[str, str] = {}
     params: list[Param] = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -233,9 +247,9 @@ def parse_header(path: Path, text: str) -> tuple[str, str, tuple[Param, ...]]:
             fields[key] = value
         else:
             raise QueryError(f"{path}:{number}: unknown header field {key!r}")
-    if "summary" not in fields:
+    if "summary" not in fields and summary_required:
         raise QueryError(f"{path}: the header has no '#+ summary:' line")
-    return fields["summary"], fields.get("description", ""), tuple(params)
+    return fields.get("summary", ""), fields.get("description", ""), tuple(params)
 
 
 def load(path: Path) -> NamedQuery:
@@ -271,3 +285,40 @@ def find(name_or_file: str) -> NamedQuery:
         names = ", ".join(catalogue()) or "none"
         raise QueryError(f"no named query {name_or_file!r} (named queries: {names})")
     return load(candidate)
+
+
+# What `benchgraph query` takes as a query file besides a named query's name.
+QUERY_SUFFIXES = (".rq", ".sparql")
+
+
+def given(argument: str, stdin: IO[str]) -> NamedQuery:
+    """The query ``benchgraph query`` is given as ``argument``: ``-`` reads it from ``stdin``;
+    a path ending in ``.rq`` or ``.sparql`` is a query file; text holding white space or ``{``
+    is the query itself; anything else is a named query's name. The ``#+`` header is optional
+    but in a named query (its parameters then work; a malformed line is still an error).
+
+    Raises QueryError when the file cannot be read, the name names no query, or the header
+    is malformed.
+    """
+    if argument == "-":
+        try:
+            return _adhoc(stdin.read(), "<stdin>")
+        except UnicodeDecodeError as error:
+            raise QueryError(f"<stdin>: the query is not UTF-8 text ({error})") from None
+    path = Path(argument)
+    if path.suffix in QUERY_SUFFIXES and not any(c in argument for c in "{\n\r"):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise QueryError(f"{path}: the file does not exist") from None
+        except (OSError, UnicodeDecodeError) as error:
+            raise QueryError(f"cannot read the query file {path}: {error}") from None
+        return _adhoc(text, str(path), path)
+    if "{" in argument or any(c.isspace() for c in argument):
+        return _adhoc(argument, "the query text")
+    return find(argument)
+
+
+def _adhoc(text: str, where: str, path: Path | None = None) -> NamedQuery:
+    summary, description, params = parse_header(where, text, summary_required=False)
+    return NamedQuery(where, path, summary, description, params, text)

@@ -31,6 +31,11 @@ TOKEN = re.compile(
 
 Term = ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple
 
+# Words that open a SPARQL Update operation.
+UPDATES = frozenset(
+    {"INSERT", "DELETE", "LOAD", "CLEAR", "CREATE", "DROP", "COPY", "MOVE", "ADD", "WITH"}
+)
+
 # Words after which a variable is a projection (SELECT), or a condition (GROUP BY, ORDER BY).
 _FORMS = {"SELECT", "ASK", "CONSTRUCT", "DESCRIBE"}
 _CLAUSE_ENDS = {"WHERE", "FROM", "LIMIT", "OFFSET", "HAVING", "VALUES", "GROUP", "ORDER"}
@@ -61,16 +66,22 @@ def _layout_tokens(text: str) -> list[Token]:
     return tokens(text, layout=True)
 
 
+def operation(text: str) -> str | None:
+    """The first keyword of ``text`` after its prologue (``BASE``, ``PREFIX``), upper-cased:
+    a query form (SELECT …) for a query, one of :data:`UPDATES` for an update; None when
+    there is no word."""
+    for token in tokens(text):
+        word = token.text.upper() if token.kind == "name" else ""
+        if word and word not in ("BASE", "PREFIX") and not word.endswith(":"):
+            return word
+    return None
+
+
 def query_form(text: str) -> str | None:
     """The form of the query ``text`` (SELECT, ASK, CONSTRUCT or DESCRIBE): its first keyword
     after the prologue; None when it has none of these."""
-    for token in tokens(text):
-        word = token.text.upper() if token.kind == "name" else ""
-        if word in _FORMS:
-            return word
-        if word and word not in ("BASE", "PREFIX") and not word.endswith(":"):
-            return None
-    return None
+    word = operation(text)
+    return word if word in _FORMS else None
 
 
 def keywords(text: str) -> set[str]:

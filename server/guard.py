@@ -32,7 +32,7 @@ MAX_DEPTH = 256
 _UCHAR = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
 _LOCAL_ESCAPE = re.compile(r"\\(.)")
 _QUERY_FORMS = {"SELECT", "ASK", "CONSTRUCT", "DESCRIBE"}
-_UPDATES = {"INSERT", "DELETE", "LOAD", "CLEAR", "CREATE", "DROP", "COPY", "MOVE", "ADD", "WITH"}
+_UPDATES = sparqltext.UPDATES
 _OPEN, _CLOSE = "({[", ")}]"
 
 

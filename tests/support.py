@@ -31,14 +31,16 @@ SOTA2_SECTION = re.compile(
 
 
 def run_cli(
-    *args: str, store: Path | None = None, cwd: Path = REPO
+    *args: str, store: Path | None = None, cwd: Path = REPO, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """Run the ``benchgraph`` command in its own process, as a user would (in ``cwd``)."""
+    """Run the ``benchgraph`` command in its own process, as a user would (in ``cwd``;
+    ``stdin``: the text it reads on its standard input)."""
     env = dict(os.environ)
     if store is not None:
         env["BENCHGRAPH_STORE"] = str(store)
     return subprocess.run(
         [sys.executable, "-m", "benchgraph.cli", *args],
+        input=stdin,
         capture_output=True,
         text=True,
         env=env,
