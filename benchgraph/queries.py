@@ -9,8 +9,10 @@ A file's stem is its name. Its header is ``#+`` comment lines::
 
 Parameter values are converted to RDF terms and bound to the variable of the same name, each
 written in place of its variable as one RDF term by :func:`benchgraph.sparqltext.substitute`
-(the lexer the endpoint's guard uses), so no value can change the query's structure. A name
-given for a benchmark is looked up first (:func:`resolve`) and the query runs with its IRI.
+(the lexer the endpoint's guard uses), so no value can change the query's structure. A value
+given for a benchmark, metric, paper or method is looked up first (:func:`resolve`): one that
+names nothing in the store is refused, with the nearest names it holds; a benchmark's name is
+replaced by its IRI.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pyoxigraph import Literal, NamedNode
 
 from benchgraph import resources
 from benchgraph import vocab as V
+from benchgraph.suggest import Names
 from ingest import iris
 
 _HEADER = re.compile(r"^#\+\s*(?P<key>\w+)\s*:\s*(?P<value>.*)$")
@@ -57,7 +60,12 @@ class QueryError(Exception):
 
 
 class UnknownName(QueryError):
-    """A parameter names something the store does not hold."""
+    """A parameter names something the store does not hold; ``suggestions`` are the nearest
+    names it does hold (at most :data:`benchgraph.suggest.COUNT`)."""
+
+    def __init__(self, message: str, parameter: str, suggestions: list[str]) -> None:
+        super().__init__(message, parameter)
+        self.suggestions = suggestions
 
 
 def _to_iri(text: str) -> NamedNode:
@@ -176,47 +184,136 @@ class NamedQuery:
         return bound
 
 
-# Parameter types given by a name that is looked up in the store before the query runs: the
-# internal query (bound: ?name) answers the IRIs the name stands for, and the query is then run
-# with the IRI, which it can use in its patterns (the engine plans a term written into a
-# pattern as the constant it is; a label matched in a UNION or FILTER makes it read every
-# result of the store).
-LOOKUPS = {"benchmark": "benchmarks-named"}
+Term = NamedNode | Literal
 
-Lookup = Callable[[str, Literal], list[str]]
+
+@dataclass(frozen=True)
+class Kind:
+    """How a value given for a parameter type is looked up in the store before the query runs.
+
+    Each internal query is run with ``?name`` bound to the value's term (and ``?type``, and the
+    IRI of the query's ``scope`` parameter bound to a variable named by its type, when there
+    are), and answers in its first column. A value that names nothing is an error that
+    suggests the nearest names the ``suggest`` query answers; it is run only then.
+    """
+
+    iri: str  # the IRI given, if it is a thing of the type
+    suggest: str  # every name a thing of the type goes by
+    named: str | None = None  # the things a label given names (None: values are IRIs, minted)
+    type: str | None = None  # the rdf:type bound to ?type
+    scope: str | None = None  # the type of the parameter whose thing the looked-up one is of
+    one: bool = True  # a label must name one thing, the query's IRI; else the query takes it
+    spelled: str = ""  # how a name is written, said when no name is near
+
+
+# Parameter types whose values are looked up: a name that names nothing is refused (UnknownName)
+# rather than answered with no rows. A benchmark's name is replaced by its IRI, which the query
+# can use in its patterns (the engine plans a term written into a pattern as the constant it
+# is; a label matched in a UNION or FILTER makes it read every result of the store). A metric
+# is looked up among the metrics of the query's benchmark, and bound as given.
+LOOKUPS = {
+    "benchmark": Kind(
+        "is-a",
+        "suggest-benchmarks",
+        named="benchmarks-named",
+        type=V.Benchmark,
+        spelled="a benchmark's label or its dataset's name, spelled as published, or its IRI; "
+        "the benchmarks query lists them",
+    ),
+    "metric": Kind(
+        "metric-iri",
+        "suggest-metrics",
+        named="metrics-named",
+        scope="benchmark",
+        one=False,
+        spelled="a metric's name, spelled as published, or its IRI",
+    ),
+    "paper": Kind(
+        "is-a",
+        "suggest-papers",
+        type=V.Paper,
+        spelled="a 24-hex source ID, a title, or an IRI; the papers query lists them",
+    ),
+    "method": Kind(
+        "is-a", "suggest-methods", type=V.Method, spelled="a method's name as published, or its IRI"
+    ),
+}
+_LISTED = 10  # names of a scope's things an error lists at most
+
+# ``lookup(text, bindings)`` runs the internal query ``text`` with ``bindings`` substituted and
+# returns its first column; ``names(text, bindings)`` the same, as the names to suggest from.
+Lookup = Callable[[str, Mapping[str, Term]], list[str]]
+NameSource = Callable[[str, Mapping[str, Term]], Names]
 
 
 def resolve(
-    named: NamedQuery, bound: Mapping[str, NamedNode | Literal], lookup: Lookup
-) -> dict[str, NamedNode | Literal]:
-    """``bound`` with each name given for a parameter of a :data:`LOOKUPS` type replaced by
-    the IRI it names. ``lookup(text, name)`` runs the internal query ``text`` with ``?name``
-    bound and returns its first column.
+    named: NamedQuery, values: Mapping[str, str], lookup: Lookup, names: NameSource
+) -> dict[str, Term]:
+    """The terms :meth:`NamedQuery.bind` gives for ``values``, each value of a :data:`LOOKUPS`
+    type looked up: a benchmark's name replaced by the IRI it names, every other checked.
 
-    Raises UnknownName when a name names nothing, QueryError when it names several things.
+    Raises UnknownName (with the nearest names) when a value names nothing in the store,
+    QueryError when a benchmark's name names several, or as :meth:`NamedQuery.bind` does.
     """
+    bound = named.bind(values)
     out = dict(bound)
-    for p in named.params:
-        term = bound.get(p.name)
-        if p.type not in LOOKUPS or not isinstance(term, Literal):
-            continue
-        found = lookup(internal(LOOKUPS[p.type]), term)
-        shown = _shown(term.value)
+    looked_up = [p for p in named.params if p.type in LOOKUPS and p.name in bound]
+    scoped_last = sorted(looked_up, key=lambda p: LOOKUPS[p.type].scope is not None)
+    for p in scoped_last:
+        kind, term = LOOKUPS[p.type], bound[p.name]
+        scope = next((q for q in named.params if q.type == kind.scope and q.name in out), None)
+        scoped: dict[str, Term] = {kind.scope: out[scope.name]} if scope and kind.scope else {}
+        typed: dict[str, Term] = {"type": NamedNode(kind.type)} if kind.type else {}
+        query = kind.named if isinstance(term, Literal) and kind.named else kind.iri
+        found = lookup(internal(query), {"name": term, **typed, **scoped})
         if not found:
-            raise UnknownName(
-                f"{named.name}: parameter {p.name!r}: no {p.type} is named {shown} (a "
-                f"{p.type}'s label or its dataset's name, spelled as published, or its IRI)",
-                p.name,
-            )
-        if len(found) > 1:
+            given = values.get(p.name, p.default) or ""
+            within = None if scope is None else values.get(scope.name, scope.default) or ""
+            raise _unknown(named, p, given, within, names(internal(kind.suggest), scoped))
+        if len(found) > 1 and kind.one:
             listed = ", ".join(f"<{iri}>" for iri in found[:10])
             raise QueryError(
-                f"{named.name}: parameter {p.name!r}: {shown} names {len(found)} {p.type}s "
-                f"({listed}); give the IRI of one",
+                f"{named.name}: parameter {p.name!r}: {_shown(str(term.value))} names "
+                f"{len(found)} {p.type}s ({listed}); give the IRI of one",
                 p.name,
             )
-        out[p.name] = NamedNode(found[0])
+        if kind.one:
+            out[p.name] = NamedNode(found[0])
     return out
+
+
+def _unknown(
+    named: NamedQuery, p: Param, given: str, within: str | None, near: Names
+) -> UnknownName:
+    """The error for ``given``, the value of ``p`` that names nothing (``within`` the value
+    of the parameter it is looked up in), suggesting the names of ``near`` nearest it."""
+    kind = LOOKUPS[p.type]
+    text = given.strip()
+    is_iri = text.startswith(("http://", "https://"))
+    shown = _shown(text)
+    if within is None:
+        what = f"no {p.type} has the IRI {shown}" if is_iri else f"no {p.type} is named {shown}"
+    else:
+        said = f"with the IRI {shown}" if is_iri else f"named {shown}"
+        what = f"{kind.scope} {_shown(within.strip())} has no {p.type} {said}"
+    # An IRI is compared by its last segment: a paper's ID, a metric's name, as minted.
+    key = re.split(r"[/#]", text.rstrip("/#"))[-1] if is_iri else text
+    suggestions = near.nearest(key)
+    message = f"{named.name}: parameter {p.name!r}: {what}"
+    if suggestions:
+        message += f"; did you mean {_alternatives(suggestions)}?"
+    if within is not None:
+        listed = ", ".join(repr(n) for n in near.names[:_LISTED]) or "none"
+        more = len(near) - _LISTED
+        message += f" (its {p.type}s: {listed}{f' and {more} more' if more > 0 else ''})"
+    elif not suggestions:
+        message += f" ({kind.spelled})"
+    return UnknownName(message, p.name, suggestions)
+
+
+def _alternatives(names: list[str]) -> str:
+    shown = [repr(n) for n in names]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
 
 
 def parse_header(

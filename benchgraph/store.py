@@ -32,6 +32,7 @@ import pyoxigraph as ox
 from benchgraph import export, graphs, queries
 from benchgraph import vocab as V
 from benchgraph.sparqltext import substitute
+from benchgraph.suggest import Names
 
 Term = ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple
 Answer = ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples
@@ -222,12 +223,15 @@ class Store(ABC):
         names looked up (:func:`benchgraph.queries.resolve`), then run. Raises QueryError
         (UnknownName for a name that names nothing), SyntaxError or StoreError."""
 
-        def lookup(text: str, name: ox.Literal) -> list[str]:
-            found = self.query(text, {"name": name})
+        def lookup(text: str, bindings: Mapping[str, Term]) -> list[str]:
+            found = self.query(text, bindings)
             assert isinstance(found, ox.QuerySolutions)
-            return [str(getattr(row[0], "value", "")) for row in found]
+            return [str(getattr(row[0], "value", "")) for row in found if row[0] is not None]
 
-        return self.query(named.text, queries.resolve(named, named.bind(values), lookup))
+        def names(text: str, bindings: Mapping[str, Term]) -> Names:
+            return Names(lookup(text, bindings))
+
+        return self.query(named.text, queries.resolve(named, values, lookup, names))
 
     def source_hash(self, graph: str, source: str) -> str | None:
         """Return the content hash recorded for ``source`` in ``graph``, or None."""

@@ -14,26 +14,28 @@ import shutil
 import tempfile
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from pathlib import Path
 from typing import cast
 
-import pyoxigraph as ox
 from flask import current_app, request
 
 from benchgraph.queries import NamedQuery
 from benchgraph.store import is_remote
+from benchgraph.suggest import Names
 from server import media
-from server.engine import Answer, DumpJob, Failure, Job
+from server.engine import Answer, DumpJob, Failure, Job, Term
 from server.errors import ApiError
 from server.proxy import RemotePool
-from server.workers import WorkerPool
+from server.workers import PoolError, WorkerPool
 
 _POSITION = re.compile(r"^error at (\d+):(\d+): ?")
 CACHE_ENTRIES = 256
 CACHE_ENTRY_BYTES = 4 * 1024 * 1024
 PINNED_ENTRIES = 32  # warmed answers kept apart, of one generation
 PINNED_BYTES = 64 * 1024 * 1024  # their bodies together (one can be over CACHE_ENTRY_BYTES)
+NAMES_ENTRIES = 64  # sets of names to suggest from, of one generation (a benchmark's metrics each)
+NAMES_ROWS = 10_000_000  # the rows such a set is read with (every method's name, however many)
 
 
 class Cache:
@@ -111,6 +113,9 @@ class Backend:
         self._dumps: Path | None = None
         self._dump_locks: dict[str, threading.Lock] = {}
         self._dump_guard = threading.Lock()
+        self._names: OrderedDict[Hashable, Names] = OrderedDict()
+        self._names_generation = ""
+        self._names_lock = threading.Lock()
 
     @property
     def max_rows(self) -> int:
@@ -137,19 +142,46 @@ class Backend:
             return reply
         raise failure_error(reply)
 
-    def lookup(self, text: str, name: ox.Literal) -> list[str]:
-        """The first column of the internal query ``text`` run with ``?name`` bound (what a
-        name given for a parameter stands for: see :func:`benchgraph.queries.resolve`),
-        cached for the store generation like any answer."""
+    def lookup(self, text: str, bindings: Mapping[str, Term]) -> list[str]:
+        """The first column of the internal query ``text`` run with ``bindings`` (what a value
+        given for a parameter stands for: see :func:`benchgraph.queries.resolve`), cached for
+        the store generation like any answer."""
         self.pool.start()
-        key = (self.pool.generation.tag, ("lookup", text, str(name)))
+        key = (self.pool.generation.tag, ("lookup", text, _key(bindings)))
         answer = self.cache.get(key)
         if answer is None:
-            answer = self.run(Job(text, "json", None, self.max_rows, {"name": name}))
+            answer = self.run(Job(text, "json", None, self.max_rows, dict(bindings)))
             self.cache.put(key, answer)
-        document = json.loads(answer.body)
-        first = document["head"]["vars"][0]
-        return [row[first]["value"] for row in document["results"]["bindings"] if first in row]
+        return _first_column(answer)
+
+    def names(self, text: str, bindings: Mapping[str, Term]) -> Names:
+        """The names the internal query ``text`` answers with ``bindings`` (every name things
+        of a kind go by, to suggest from), read once per store generation and kept apart from
+        the answers: a value that names nothing costs no reading of the store after the first.
+        No names when they cannot be read now (no worker free, past the time limit): the log says.
+        """
+        self.pool.start()
+        tag = self.pool.generation.tag
+        key = (text, _key(bindings))
+        with self._names_lock:
+            if self._names_generation != tag:
+                self._names, self._names_generation = OrderedDict(), tag
+            found = self._names.get(key)
+            if found is not None:
+                self._names.move_to_end(key)
+                return found
+        try:
+            answer = self.run(Job(text, "json", None, NAMES_ROWS, dict(bindings)))
+        except (ApiError, PoolError) as error:  # an error then suggests nothing, and says why
+            current_app.logger.warning("no names to suggest from: %s", error)
+            return Names(())
+        found = Names(_first_column(answer))
+        with self._names_lock:
+            if self._names_generation == tag:
+                self._names[key] = found
+                while len(self._names) > NAMES_ENTRIES:
+                    self._names.popitem(last=False)
+        return found
 
     def dump_file(self, key: str) -> Path:
         """The dump of the store in the format with media key ``key``, as a file.
@@ -171,6 +203,16 @@ class Backend:
                 self.run(DumpJob(key, str(part)), float(self.config["dump_timeout"]))
                 os.replace(part, path)
         return path
+
+
+def _key(bindings: Mapping[str, Term]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((k, str(v)) for k, v in bindings.items()))
+
+
+def _first_column(answer: Answer) -> list[str]:
+    document = json.loads(answer.body)
+    first = document["head"]["vars"][0]
+    return [row[first]["value"] for row in document["results"]["bindings"] if first in row]
 
 
 def failure_error(failure: Failure) -> ApiError:

@@ -29,7 +29,8 @@ _SCHEMAS: dict[str, dict[str, str]] = {
 }
 _ERRORS = {
     "400": "Bad query or parameter (the body names it)",
-    "404": "No such named query",
+    "404": "No such named query, or a parameter names nothing in the store (the body names it "
+    "and lists the nearest names in suggestions)",
     "406": "No acceptable format",
     "413": "Request too large",
     "503": "No query worker free; retry",

@@ -1,8 +1,9 @@
 """The named-query surface: ``/queries`` lists the catalogue, ``/queries/<name>`` runs one.
 
 Every ``queries/*.rq`` file is served under its stem. Query-string parameters are converted to
-RDF terms by :meth:`benchgraph.queries.NamedQuery.bind` (a name given for a benchmark is
-looked up first: :func:`benchgraph.queries.resolve`; a name that names nothing is 404) and
+RDF terms by :meth:`benchgraph.queries.NamedQuery.bind` (a benchmark, metric, paper or method
+is looked up first: :func:`benchgraph.queries.resolve`; one that names nothing is 404, with the
+nearest names in ``suggestions``) and
 bound to the query's variables, each written in place of its variable as one RDF term by
 :func:`benchgraph.sparqltext.substitute`; ``format`` is reserved for choosing the answer's
 format. Answers
@@ -135,9 +136,11 @@ def run(name: str) -> Response:
     named = _find(backend, name)
     values = _values(named)
     try:
-        bindings = resolve(named, named.bind(values), backend.lookup)
+        bindings = resolve(named, values, backend.lookup, backend.names)
     except UnknownName as error:
-        raise ApiError(404, str(error), parameter=error.parameter) from None
+        raise ApiError(
+            404, str(error), parameter=error.parameter, suggestions=error.suggestions
+        ) from None
     except QueryError as error:
         raise ApiError(400, str(error), parameter=error.parameter) from None
     formats = request.args.getlist("format")

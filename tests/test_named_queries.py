@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
 from benchgraph import queries
+from benchgraph import vocab as V
 from benchgraph.store import Store
+from benchgraph.suggest import Names
 from ingest.loader import ingest_file
 
 
@@ -57,7 +60,9 @@ def test_a_paper_named_by_title_or_iri(seeded: Store) -> None:
 
 def test_parameters_are_bound_not_spliced(seeded: Store) -> None:
     hostile = '68fa791f1e209131cea7c381" } UNION { ?method ?p ?label } #'
-    assert labels(seeded, "methods-reported-by-paper", hostile) == []
+    with pytest.raises(queries.UnknownName, match="no paper is named") as refused:
+        labels(seeded, "methods-reported-by-paper", hostile)
+    assert refused.value.parameter == "paper"
 
 
 def test_results_reported_by_paper_keep_published_precision(seeded: Store) -> None:
@@ -68,22 +73,31 @@ def test_results_reported_by_paper_keep_published_precision(seeded: Store) -> No
     assert "5.0" in values and "0.0" in values  # not rewritten as 5 and 0
 
 
+def no_names(text: str, bindings: object) -> Names:
+    return Names(())
+
+
 def test_a_name_that_names_several_benchmarks_lists_them() -> None:
     named = queries.find("leaderboard")
     several = ["https://example.org/b1", "https://example.org/b2"]
     with pytest.raises(queries.QueryError, match="names 2 benchmarks") as refused:
-        queries.resolve(named, named.bind({"benchmark": "ImageNet"}), lambda text, name: several)
+        queries.resolve(named, {"benchmark": "ImageNet"}, lambda text, b: several, no_names)
     assert not isinstance(refused.value, queries.UnknownName)
     assert refused.value.parameter == "benchmark"
     assert all(f"<{iri}>" in str(refused.value) for iri in several)
 
 
-def test_an_iri_is_not_looked_up() -> None:
+def test_an_iri_is_checked_for_being_a_benchmark_not_looked_up_by_label() -> None:
     named = queries.find("leaderboard")
     iri = "https://w3id.org/benchgraph/id/benchmark/x/y"
+    asked: list[dict[str, str]] = []
 
-    def lookup(text: str, name: object) -> list[str]:
-        raise AssertionError("an IRI needs no lookup")
+    def lookup(text: str, bindings: Mapping[str, object]) -> list[str]:
+        asked.append({k: str(v) for k, v in bindings.items()})
+        return [iri]
 
-    resolved = queries.resolve(named, named.bind({"benchmark": iri}), lookup)
+    resolved = queries.resolve(named, {"benchmark": iri}, lookup, no_names)
     assert resolved["benchmark"].value == iri
+    assert asked == [{"name": f"<{iri}>", "type": f"<{V.Benchmark}>"}]
+    with pytest.raises(queries.UnknownName, match="no benchmark has the IRI"):
+        queries.resolve(named, {"benchmark": iri}, lambda text, b: [], no_names)

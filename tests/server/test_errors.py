@@ -21,6 +21,7 @@ CASES = [
      400),
     ("queries unknown", "GET", "queries/nope", None, None, 404),
     ("queries parameter", "GET", "queries/methods-introduced-by-paper", None, None, 400),
+    ("queries unknown name", "GET", "queries/leaderboard?benchmark=LAOIN", None, None, 404),
     ("queries method", "POST", "queries/leaderboard", b"", "text/plain", 405),
     ("queries format", "GET", "queries?format=csv", None, None, 406),
     ("openapi method", "DELETE", "openapi.json", None, None, 405),
@@ -39,7 +40,8 @@ def test_json_error_shape(server: Any, http: Any, case: tuple) -> None:
     document = reply.json()
     assert document["ok"] is False and document["status"] == status
     assert isinstance(document["error"], str) and document["error"]
-    assert set(document) - {"ok", "error", "status"} <= {"parameter", "graph", "line", "column"}
+    extra = {"parameter", "graph", "line", "column", "suggestions"}
+    assert set(document) - {"ok", "error", "status"} <= extra
     if status == 405:
         assert reply.headers["allow"]
 

@@ -24,6 +24,7 @@ from benchgraph import vocab as V
 GOLDEN = REPO / "tests" / "data" / "golden" / "queries"
 QUERY_FILES = sorted((REPO / "queries").glob("*.rq"))
 PAPER = "68fa791f1e209131cea7c381"
+OTHER_PAPER = "68fa775d1e209131cea72c0c"
 # Parameters the golden answers are computed with (required ones, and fixed dates).
 PARAMS = {
     "methods-introduced-by-paper": {"paper": PAPER},
@@ -222,7 +223,7 @@ def test_revalidation_answers_304(seeds_server: Any, http: Any) -> None:
     assert http.fetch(url, If_None_Match=etag).status == 304
     assert http.fetch(url, If_Modified_Since=modified).status == 304
     assert http.fetch(url, Accept="text/csv").headers["etag"] != etag
-    other = http.url(f"{seeds_server.url}queries/methods-reported-by-paper", paper="PRISM paper")
+    other = http.url(f"{seeds_server.url}queries/methods-reported-by-paper", paper=OTHER_PAPER)
     assert http.fetch(other, If_None_Match=etag).status == 200
 
 
@@ -258,6 +259,7 @@ def test_a_benchmark_that_is_not_in_the_store_is_404_not_an_empty_leaderboard(
     body = reply.json()
     assert reply.status == 404 and body["ok"] is False and body["status"] == 404
     assert body["parameter"] == "benchmark" and "no benchmark is named" in body["error"]
+    assert body["suggestions"] == ["GenAI-Bench"] and "did you mean 'GenAI-Bench'?" in body["error"]
 
 
 def test_a_benchmark_name_is_looked_up_and_answered_with_its_iri(

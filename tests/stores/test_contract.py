@@ -111,6 +111,23 @@ def test_the_headline_answers_hold(any_store: Store) -> None:
     assert [r[-1] for r in editor] == ['"EDITOR"']
 
 
+@pytest.mark.parametrize(
+    ("name", "values", "meant"),
+    [
+        ("leaderboard", {"benchmark": "prompt recovery on laion"}, "Prompt Recovery on LAION"),
+        ("leaderboard", {"benchmark": "CompoSET", "metric": "group acuracy"}, "Group accuracy"),
+        ("results-reported-by-paper", {"paper": "CompoSET paper v2"}, "CompoSET paper v1"),
+    ],
+)
+def test_a_value_that_names_nothing_is_refused_with_the_name_meant(
+    any_store: Store, name: str, values: dict[str, str], meant: str
+) -> None:
+    load(any_store, EXAMPLES)
+    with pytest.raises(queries.UnknownName) as refused:
+        rows(any_store, name, values)
+    assert refused.value.suggestions[0] == meant
+
+
 def test_reingest_is_idempotent(any_store: Store) -> None:
     load(any_store, PAGES)
     before = {g: as_rdflib(any_store.graph_triples(g)) for g in any_store.named_graphs()}
