@@ -15,6 +15,7 @@ their prefixed names.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -28,7 +29,10 @@ from benchgraph import vocab as V
 from benchgraph.sparqltext import with_values
 from server.backend import current
 from server.engine import Job
+from server.errors import ApiError
+from server.workers import PoolError
 
+_log = logging.getLogger(__name__)
 MAX_LOOKUPS = 2000
 # Namespaces the data and the descriptions use besides those the Turtle files declare.
 PREFIXES = {
@@ -86,7 +90,9 @@ def prefixed(iri: str, prefixes: dict[str, str]) -> str:
 
 
 def _store_names(iris: list[str]) -> dict[str, str]:
-    """The names the store gives ``iris`` (cached per store generation)."""
+    """The names the store gives ``iris`` (cached per store generation); none when the store
+    cannot be asked now (no worker free, past the time limit): the table then shows prefixed
+    names, and an answer that needed no worker (a cached one) is still served."""
     if not iris:
         return {}
     backend = current()
@@ -95,7 +101,11 @@ def _store_names(iris: list[str]) -> dict[str, str]:
     answer = backend.cache.get(key)
     if answer is None:
         text = with_values(queries.internal("labels"), "resource", [ox.NamedNode(i) for i in iris])
-        answer = backend.run(Job(text, "json", None, len(iris)))
+        try:
+            answer = backend.run(Job(text, "json", None, len(iris)))
+        except (ApiError, PoolError) as error:
+            _log.warning("the names of an answer's IRIs could not be read: %s", error)
+            return {}
         backend.cache.put(key, answer)
     rows = json.loads(answer.body)["results"]["bindings"]
     return {r["resource"]["value"]: r["name"]["value"] for r in rows if "name" in r}

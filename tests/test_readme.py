@@ -1,0 +1,84 @@
+"""The README's examples, run as a newcomer runs them: the outputs it shows are the outputs."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from live import Live
+from support import PATIENCE, REPO, run_cli
+
+README = (REPO / "README.md").read_text(encoding="utf-8")
+SERVED = "http://127.0.0.1:8080/"
+
+
+def blocks() -> list[str]:
+    """The README's shell blocks."""
+    return re.findall(r"```sh\n(.*?)```", README, re.S)
+
+
+def quickstart() -> str:
+    section = README.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```sh\n(.*?)```", section, re.S)[0]
+
+
+def test_the_quickstart_ingest_prints_what_the_readme_shows(tmp_path: Path) -> None:
+    lines = quickstart().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("benchgraph ingest "))
+    command = shlex.split(lines[start].split("#", 1)[0])
+    shown = []  # the summary lines under the command, one per run: empty store, then again
+    for line in lines[start + 1 :]:
+        if not line.startswith("#"):
+            break
+        if re.match(r"# \d+ loaded, ", line):
+            shown.append(line[2:])
+    assert len(shown) == 2
+    store = tmp_path / "store"
+    for expected in shown:
+        done = run_cli(*command[1:], store=store)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == expected
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
+    """The Quickstart's server: examples/ ingested, served."""
+    store = tmp_path_factory.mktemp("readme") / "store"
+    assert run_cli("ingest", "examples/", store=store).returncode == 0
+    live = Live(store)
+    yield live
+    live.stop()
+
+
+CURLS = [
+    line
+    for block in blocks()
+    for line in block.splitlines()
+    if line.startswith("curl ") and SERVED in line
+]
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+@pytest.mark.parametrize("line", CURLS, ids=[c[5:70] for c in CURLS])
+def test_every_curl_example_answers_as_the_readme_says(served: Live, line: str) -> None:
+    command, _, comment = line.partition("   #")
+    words = [w.replace(SERVED, served.url) for w in shlex.split(command)]
+    done = subprocess.run(
+        [*words, "--silent", "--show-error", "--write-out", "\n%{http_code}"],
+        capture_output=True,
+        text=True,
+        timeout=PATIENCE,
+    )
+    assert done.returncode == 0, done.stderr
+    body, _, status = done.stdout.rpartition("\n")
+    said = re.match(r"\s*(\d{3})\b", comment)
+    assert status == (said.group(1) if said else "200"), body[:500]
+    for quoted in re.findall(r'"([^"]+)"', comment):  # what the comment says the body holds
+        assert quoted in body, (quoted, body[:500])
+    if not said:
+        assert len(body.strip().splitlines()) >= 2 or len(body) > 200, body  # more than a header
