@@ -117,6 +117,8 @@ def settings_of(index: Index, result: str) -> dict[str, str]:
         str(index.value(s.value, V.settingKey)): str(index.value(s.value, V.settingValue))
         for s in index.objects(config, V.setting)
     }
+
+
 def of_type(index: Index, cls: str) -> list[str]:
     """The subjects of type ``cls``, sorted."""
     return sorted(s for s in index.by_subject if ox.NamedNode(cls) in index.objects(s, V.type_))
@@ -429,6 +431,8 @@ def test_benchmark_lists_the_metrics_with_results(
             V.ID + h.split("/page/", 1)[1] for h in re.findall(r'href="([^"]+)"', note.group(1))
         }
         assert named == unused, url
+
+
 def test_findings_name_their_focus_by_label_with_a_link(
     seeds_site: FlaskClient, seeds_index: Index
 ) -> None:
