@@ -205,3 +205,16 @@ def test_remove_needs_a_store(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "there is no store at" in done.stderr
     assert not (tmp_path / "none").exists()
+
+
+def test_a_page_named_twice_is_removed_once(loaded: Path) -> None:
+    done = run_cli("remove", str(SECOND), NOCAPS_URL, store=loaded)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[-1] == "3 removed, 0 not found"
+    assert (
+        f"removed: {NOCAPS_URL}: page sota2/image-captioning-on-nocaps-val/latency/page-2 "
+        f"(3 results; one of the 3 pages of that source; named above by {SECOND})"
+    ) in lines
+    assert not {g for g in page_graphs(quads(loaded)) if "nocaps" in g}
+    assert_view_is_the_union_of_the_pages(loaded)
