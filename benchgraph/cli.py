@@ -29,6 +29,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "benchgraph.quality_cli",
     "benchgraph.export_cli",
     "benchgraph.copy_cli",
+    "benchgraph.remove_cli",
     "server.cli",
 )
 

@@ -182,6 +182,13 @@ class Store(ABC):
         graph, the statements no other page states from the view, at once."""
         self.update(f"removing graph <{graph}>", removal(graph, self.view))
 
+    def remove_page(self, graph: str) -> None:
+        """Remove the page graph ``graph`` and its validation report graph in one transaction,
+        with the statements no other page states from the view (a no-op for a page that is
+        not there). Raises StoreError; the page and its report are then both still there."""
+        drop_report = f"DROP SILENT GRAPH <{graphs.report(graph)}>"
+        self.update(f"removing page <{graph}>", f"{removal(graph, self.view)} ;\n{drop_report}")
+
     @abstractmethod
     def update(self, what: str, text: str) -> None:
         """Run the SPARQL update ``text`` (built by this module, never a user's) as one

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import pyoxigraph as ox
 import pytest
@@ -25,7 +26,9 @@ from benchgraph.store import (
     in_view,
     statement,
 )
+from ingest import iris
 from ingest.loader import ingest_file
+from ingest.removal import page_name, remove_pages
 
 PAGES = SEEDS if SEEDS.is_dir() else EXAMPLES
 EDITOR = ox.NamedNode(V.ID + "method/editor")
@@ -159,6 +162,20 @@ def test_removing_a_page_withdraws_only_its_own_statements(store: Store) -> None
     assert view == others
     assert own & others <= view  # what another page states stays
     assert not (own - others) & view
+    assert_view_exact(store)
+
+
+def test_removing_a_page_takes_its_report_and_only_its_own_statements(store: Store) -> None:
+    load(store)
+    pages = [g for g in store.named_graphs() if graphs.is_page(g)]
+    removed = pages[0]
+    others = {t for g in pages[1:] for t in store.graph_triples(g)}
+    key = unquote(removed[len(graphs.PAGES) :])
+    (outcome,) = remove_pages(store, [page_name(iris.source(key))])
+    assert (outcome.status, outcome.graph) == ("removed", removed)
+    assert removed not in store.named_graphs()
+    assert graphs.report(removed) not in store.named_graphs()
+    assert set(store.graph_triples(None)) == others
     assert_view_exact(store)
 
 

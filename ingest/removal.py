@@ -1,0 +1,145 @@
+"""Withdrawing pages from the store: the reverse of an ingest.
+
+A page is named as at ingest, by its content (a file: its identity names its graph), or by an
+IRI: its source document's, the URL its source was published at, or its page graph's own. The
+pages of one source URL are all its pages (its other metrics, its other page numbers), so such a
+name removes every one of them. Each page goes with its validation report, in one transaction,
+page by page; the merged view loses what the page stated, but what other pages state stays.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+from urllib.parse import unquote
+
+import pyoxigraph as ox
+
+from benchgraph import graphs, queries
+from benchgraph.store import Store
+from ingest import iris
+from ingest.loader import read_page
+from ingest.records import PageError
+
+NameKind = Literal["file", "source", "graph"]
+Status = Literal["removed", "not found"]
+
+_IRI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")
+_HOW = "a page is named by its file, its source's IRI or URL, or its page graph's IRI"
+
+
+class UnnamedPage(Exception):
+    """A name that gives no page: a file that cannot be read or parsed, or text that is
+    neither a file nor an IRI. The message names it and what is wrong."""
+
+
+@dataclass(frozen=True)
+class PageName:
+    """A page (or a source's pages) to remove: ``given`` as the user gave it, and the IRI whose
+    pages it names, ``source`` (a source document's IRI, or the URL a source was published
+    at). A file or a page graph's IRI also gives the page's identity, ``key``."""
+
+    given: str
+    kind: NameKind
+    source: str
+    key: str = ""
+
+
+@dataclass(frozen=True)
+class Removal:
+    """What happened to one page named: removed (one per page, so a source URL can give
+    several), or not found (one per name that names no page in the store). A page named
+    again by a later name is ``named_above``: it is listed there, not removed twice."""
+
+    given: str
+    status: Status
+    message: str
+    page: str = ""  # the page's identity
+    graph: str | None = None
+    results: int = 0
+    named_above: bool = False
+
+
+def page_name(given: str) -> PageName:
+    """What ``given`` names: a file (read and parsed, as ingest reads it, for its identity),
+    else an IRI (a page graph's, or a source's). Raises UnnamedPage."""
+    path = Path(given)
+    if path.is_file():
+        try:
+            data = path.read_bytes()
+        except OSError as error:
+            raise UnnamedPage(f"{given}: cannot read: {error.strerror}") from None
+        return page_name_of(data, given)
+    if path.exists():
+        raise UnnamedPage(f"{given}: a folder, not a page ({_HOW})")
+    if not _IRI.match(given):
+        raise UnnamedPage(f"{given}: no such file, and not an IRI ({_HOW})")
+    try:
+        ox.NamedNode(given)
+    except ValueError as error:
+        raise UnnamedPage(f"{given}: not a valid IRI: {error} ({_HOW})") from None
+    if graphs.is_page(given):
+        key = unquote(given[len(graphs.PAGES) :])
+        return PageName(given, "graph", iris.source(key), key)
+    return PageName(given, "source", given)
+
+
+def page_name_of(data: bytes, origin: str) -> PageName:
+    """The page whose content is ``data`` (read from ``origin``), by the identity ingest gives
+    it. Raises UnnamedPage when it does not parse, which leaves its identity unknown."""
+    try:
+        page = read_page(data, origin)
+    except PageError as error:
+        raise UnnamedPage(f"{error}; it gives no page identity, so nothing is removed") from None
+    return PageName(origin, "file", iris.source(page.key), page.key)
+
+
+def remove_pages(store: Store, names: Iterable[PageName]) -> Iterator[Removal]:
+    """Remove the pages ``names`` name from ``store``, each page with its validation report in
+    one transaction, and yield a Removal for each page once it is gone (or for each name that
+    names none). Every name is looked up before anything is removed. Raises StoreError: the
+    pages yielded before it are removed, the others are not."""
+    found = [(name, _pages(store, name)) for name in names]
+    removed: dict[str, str] = {}  # page graph: the name that removed it
+    for name, pages in found:
+        if not pages:
+            yield Removal(name.given, "not found", _not_found(name))
+        for graph, key, results in pages:
+            text = f"{name.given}: page {key} ({results} results"
+            if len(pages) > 1:
+                text += f"; one of the {len(pages)} pages of that source"
+            if graph in removed:
+                text += f"; named above by {removed[graph]}"
+                yield Removal(name.given, "removed", text + ")", key, graph, results, True)
+                continue
+            store.remove_page(graph)
+            removed[graph] = name.given
+            yield Removal(name.given, "removed", text + ")", key, graph, results)
+
+
+def _pages(store: Store, name: PageName) -> list[tuple[str, str, int]]:
+    """The page graphs ``name`` names, each with its identity and number of results."""
+    answer = store.query(
+        queries.internal("pages-of-source"),
+        {"source": ox.NamedNode(name.source), "pages": ox.Literal(graphs.PAGES)},
+        default_graph=(),
+    )
+    assert isinstance(answer, ox.QuerySolutions)
+    pages = []
+    for row in answer:
+        graph, key, results = row["graph"], row["page"], row["results"]
+        if isinstance(graph, ox.NamedNode) and isinstance(key, ox.Literal):
+            count = int(results.value) if isinstance(results, ox.Literal) else 0
+            pages.append((graph.value, key.value, count))
+    if name.key:  # a file or a page graph names that one page, whatever else shares its source
+        pages = [page for page in pages if page[0] == iris.graph(name.key)]
+    return pages
+
+
+def _not_found(name: PageName) -> str:
+    if name.kind == "source":
+        return f"{name.given}: no page has that source"
+    return f"{name.given}: no page of that identity ({name.key})"
