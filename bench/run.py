@@ -348,9 +348,11 @@ def measure_queries(
 ) -> tuple[dict[str, Any], dict[str, float], dict[str, Any]]:
     """Each named query's measurements, what benchgraph serve warmed before them, and the
     user's hand-written leaderboard (:func:`measure_user_query`)."""
+    from benchgraph import holder
+
     peer_store = work / "peer-store"
     shutil.rmtree(peer_store, ignore_errors=True)
-    shutil.copytree(store, peer_store, ignore=shutil.ignore_patterns("LOCK"))
+    shutil.copytree(store, peer_store, ignore=shutil.ignore_patterns(*holder.NOT_DATA))
     values = parameter_values(store, settings.requests)
     names = settings.names
     texts = {name: (REPO / "queries" / f"{name}.rq").read_text(encoding="utf-8") for name in names}

@@ -29,7 +29,7 @@ from typing import IO
 
 import pyoxigraph as ox
 
-from benchgraph import export, graphs, queries
+from benchgraph import export, graphs, holder, queries
 from benchgraph import vocab as V
 from benchgraph.sparqltext import substitute
 from benchgraph.suggest import Names
@@ -334,7 +334,9 @@ class EmbeddedStore(Store):
     """An embedded pyoxigraph store in the folder ``location`` (created if missing). Its default
     graph is the merged view. A store of the earlier layout (no :data:`LAYOUT_FILE`, page graphs
     present) is upgraded when opened for writing (``notify`` is told), and refused with
-    OutdatedStore when opened ``read_only``."""
+    OutdatedStore when opened ``read_only``. Opened for writing, it holds the store's lock and
+    says so in the folder (:mod:`benchgraph.holder`) until closed; a store another holds is
+    refused with a StoreError naming the holder."""
 
     # The store keeps what it was given in memory until it is flushed to its files: without a
     # flush now and then, a long ingest grows by about what it writes (measured: 0.6 MB a page).
@@ -356,12 +358,38 @@ class EmbeddedStore(Store):
                 Path(location).mkdir(parents=True, exist_ok=True)
                 self._store = ox.Store(self.location)
         except OSError as error:
+            if holder.is_lock_conflict(error):
+                raise StoreError(holder.conflict(self.location)) from None
             raise StoreError(f"cannot open the store at {self.location}: {error}") from None
         self._read_only = read_only
         self._unflushed = 0
+        if not read_only:
+            self._hold()
         layout = Path(self.location) / self.LAYOUT_FILE
-        if not layout.is_file():
-            self._adopt(layout, notify)
+        try:
+            if not layout.is_file():
+                self._adopt(layout, notify)
+        except BaseException:
+            self._release()
+            raise
+
+    def _hold(self) -> None:
+        """Say in the store folder that this process holds its write lock, now taken (a
+        record found there is stale: its process held the lock no more)."""
+        try:
+            holder.write(Path(self.location), holder.Holder.now())
+        except OSError as error:
+            self._release()
+            raise StoreError(
+                f"cannot write {Path(self.location) / holder.FILE}, which says who holds the "
+                f"store: {error}"
+            ) from None
+
+    def _release(self) -> None:
+        """Remove this process's record, then release the store (and its lock)."""
+        if not self._read_only:
+            holder.release(Path(self.location))
+        del self._store
 
     def _adopt(self, layout: Path, notify: Notify | None) -> None:
         """Mark a new store as being of this layout, or upgrade one of the earlier layout."""
@@ -400,7 +428,7 @@ class EmbeddedStore(Store):
     def close(self) -> None:
         if not self._read_only:
             self._store.flush()
-        del self._store
+        self._release()
 
     def replace_graphs(self, contents: Mapping[str, Iterable[ox.Triple]]) -> None:
         """One transaction either way. Graphs that do not exist yet (a first ingest) are loaded

@@ -1,8 +1,9 @@
 """The ``benchgraph serve`` command: the web app on waitress, a production WSGI server.
 
-It starts the query workers (failing fast when the store is missing or being written) and the
-warming of the named queries that take no parameter (:class:`server.named.Warmer`, which logs
-at INFO what it warmed), listens, prints the URL, and on SIGTERM or Ctrl-C stops gracefully: no
+It starts the query workers (failing fast when the store is missing or held by another
+process, which it names) and the warming of the named queries that take no parameter
+(:class:`server.named.Warmer`, which logs at INFO what it warmed), listens, adds its URL to the
+store's holder record, prints the URL, and on SIGTERM or Ctrl-C stops gracefully: no
 new connections, requests in flight answered (for up to the query time limit and some), workers
 stopped, store released.
 """
@@ -14,6 +15,7 @@ import logging
 import signal
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 import waitress.server
@@ -24,6 +26,7 @@ from benchgraph.cli import EXIT_ERROR, EXIT_OK, store_option
 from server.app import SETTING_NAMES, create_app
 from server.backend import Backend
 from server.named import Warmer
+from server.workers import WorkerPool
 
 # Bodies up to this many times the request limit reach the app (and its 413 in the error
 # shape); waitress itself refuses larger ones before reading them.
@@ -72,8 +75,17 @@ def _busy(server: Any) -> bool:
     return any(getattr(c, "requests", None) or getattr(c, "total_outbufs_len", 0) for c in channels)
 
 
-def serve(app: Any, host: str, port: int, threads: int, grace: float, limit: int) -> int:
-    """Serve ``app`` until SIGTERM or SIGINT, then drain for up to ``grace`` seconds."""
+def serve(
+    app: Any,
+    host: str,
+    port: int,
+    threads: int,
+    grace: float,
+    limit: int,
+    bound: Callable[[str], None] | None = None,
+) -> int:
+    """Serve ``app`` until SIGTERM or SIGINT, then drain for up to ``grace`` seconds;
+    ``bound`` is given the server's URL once it listens, before the URL is printed."""
     server: Any = waitress.server.create_server(
         app,
         host=host,
@@ -93,6 +105,8 @@ def serve(app: Any, host: str, port: int, threads: int, grace: float, limit: int
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     url = _url(host, int(server.effective_port))
+    if bound is not None:
+        bound(url)
     print(f"benchgraph: serving at {url} (SPARQL endpoint {url}sparql); Ctrl-C stops", flush=True)
     while not stopping[0]:
         wasyncore.loop(timeout=0.2, use_poll=True, map=server._map, count=1)
@@ -127,6 +141,7 @@ def run_serve(args: argparse.Namespace) -> int:
             int(values["threads"]),
             grace=float(values["query_timeout"]) + 5,
             limit=int(values["max_request_bytes"]),
+            bound=backend.pool.serving if isinstance(backend.pool, WorkerPool) else None,
         )
     except OSError as error:
         sys.stderr.write(

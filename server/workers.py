@@ -21,9 +21,11 @@ so). That dumps are bounded too is by design: they stream in every format (a Tur
 figures).
 
 While the pool runs it holds the store's write lock (the ``LOCK`` file RocksDB itself locks),
-so nothing can write the store under the readers: ``benchgraph ingest`` fails cleanly with a
-lock error until the server stops. The data therefore cannot change while serving, which makes
-the store's *generation* (a fingerprint of its files) a valid cache key and ETag.
+and says so in the store folder (:mod:`benchgraph.holder`: its pid, and the URL once the server
+listens), so nothing can write the store under the readers: ``benchgraph ingest`` fails cleanly,
+told which server holds the store, until the server stops. The data therefore cannot change
+while serving, which makes the store's *generation* (a fingerprint of its data files) a valid
+cache key and ETag.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from datetime import UTC, datetime
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+from benchgraph import holder
 from benchgraph.store import StoreError
 from server import memory
 from server.engine import Answer, DumpJob, Failure, Job
@@ -151,25 +154,31 @@ class _Worker:
 
 
 def _lock(location: Path) -> int:
-    """Take the store's write lock, as RocksDB does; raise StoreError if someone holds it."""
+    """Take the store's write lock, as RocksDB does, and record this server as its holder;
+    raise StoreError, naming the holder, if someone holds it."""
     fd = os.open(location / "LOCK", os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         os.close(fd)
+        raise StoreError(holder.conflict(str(location), serving=True)) from None
+    try:
+        holder.write(location, holder.Holder.now("serve"))
+    except OSError as error:
+        os.close(fd)
         raise StoreError(
-            f"the store at {location} is open for writing (is `benchgraph ingest` running?); "
-            "wait for it to finish, then start the server"
+            f"cannot write {location / holder.FILE}, which says who holds the store: {error}"
         ) from None
     return fd
 
 
 def fingerprint(location: Path) -> Generation:
-    """The store's generation: a digest of its data files' names, sizes and times."""
+    """The store's generation: a digest of its data files' names, sizes and times (its text
+    logs, lock and holder record left out)."""
     digest = hashlib.sha256()
     newest = 0.0
     for path in sorted(location.iterdir()):
-        if path.name == "LOCK" or path.name.startswith("LOG") or not path.is_file():
+        if not holder.is_data(path.name) or path.name.startswith("LOG") or not path.is_file():
             continue
         stat = path.stat()
         digest.update(f"{path.name}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
@@ -375,6 +384,19 @@ class WorkerPool:
         oldest.process.kill()  # its request's thread sees the end and replaces it
         return now + self.share
 
+    def serving(self, url: str) -> None:
+        """Add the URL the server listens at, ``url``, to the record of the store's holder."""
+        with self._guard:
+            if self._lock_fd is None:
+                return
+            found = holder.read(self.location)
+            if found is None or found.pid != os.getpid():
+                return
+            try:
+                holder.write(self.location, found.serving(url))
+            except OSError as error:  # the record is a courtesy to others: serve on
+                _log.warning("cannot add the URL to %s: %s", self.location / holder.FILE, error)
+
     def running(self) -> int:
         """How many jobs the workers are running now."""
         with self._guard:
@@ -434,5 +456,6 @@ class WorkerPool:
         self._freeing = 0
         self._changed.notify_all()
         if self._lock_fd is not None:
+            holder.release(self.location)
             os.close(self._lock_fd)
             self._lock_fd = None

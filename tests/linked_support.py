@@ -16,7 +16,7 @@ import pyoxigraph as ox
 import rdflib
 from support import REPO
 
-from benchgraph import graphs
+from benchgraph import graphs, holder
 
 
 def _server_fixtures() -> ModuleType:
@@ -64,7 +64,7 @@ def parse(body: bytes, key: str) -> rdflib.Graph:
 
 
 def copy_store(source: Path, target: Path) -> Path:
-    shutil.copytree(source, target, ignore=shutil.ignore_patterns("LOCK"))
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns(*holder.NOT_DATA))
     return target
 
 

@@ -21,6 +21,7 @@ from flask.testing import FlaskClient
 from live import Live
 from support import EXAMPLES, SEEDS, Index
 
+from benchgraph import holder
 from benchgraph.store import EmbeddedStore
 from ingest.loader import ingest_file
 from server.app import create_app
@@ -76,7 +77,7 @@ def server(examples_store: Path) -> Iterator[Live]:
 def scratch_store(tmp_path: Path, examples_store: Path) -> Path:
     """A copy of the examples store of its own (the session server holds the original)."""
     copy = tmp_path / "store"
-    shutil.copytree(examples_store, copy, ignore=shutil.ignore_patterns("LOCK"))
+    shutil.copytree(examples_store, copy, ignore=shutil.ignore_patterns(*holder.NOT_DATA))
     return copy
 
 

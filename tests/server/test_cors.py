@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from benchgraph import settings
+from benchgraph import holder, settings
 from server.app import create_app
 
 LISTED = "https://yasgui.example"
@@ -21,7 +21,7 @@ ASK = "sparql?query=ASK%20%7B%7D"
 
 def copy(store: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     target = tmp_path_factory.mktemp("cors") / "store"
-    shutil.copytree(store, target, ignore=shutil.ignore_patterns("LOCK"))
+    shutil.copytree(store, target, ignore=shutil.ignore_patterns(*holder.NOT_DATA))
     return target
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from support import PATIENCE, REPO
 
+from benchgraph import holder
 from server import memory
 from server.engine import Answer, Job
 from server.workers import Crashed, MemoryExceeded, PoolError, WorkerPool
@@ -73,7 +74,7 @@ def small_server(
     """A server whose workers may use 300 MiB, with a time limit the query will not reach, on
     a copy of the examples of its own."""
     copy = tmp_path_factory.mktemp("memory") / "store"
-    shutil.copytree(examples_store, copy, ignore=shutil.ignore_patterns("LOCK"))
+    shutil.copytree(examples_store, copy, ignore=shutil.ignore_patterns(*holder.NOT_DATA))
     live = http.Live(copy, "--workers", "2", "--query-memory", LIMIT, "--query-timeout", "600")
     yield live
     assert live.stop() == 0

@@ -101,14 +101,25 @@ def test_ingest_while_serving_is_refused_and_changes_nothing(server, http, tmp_p
     changed.write_text(LAION.read_text().replace("Data updated: 2026-", "Data updated: 2027-"))
     done = run_cli("ingest", str(changed), store=server.store)
     assert done.returncode == 2
-    assert "LOCK" in done.stderr and "Traceback" not in done.stderr
+    assert f"held by `benchgraph serve` (pid {server.process.pid}" in done.stderr
+    assert "stop the server" in done.stderr and f"read it through {server.sparql}" in done.stderr
+    for rocksdb in ("LOCK", "Resource temporarily unavailable"):
+        assert rocksdb not in done.stderr
+    assert "Traceback" not in done.stderr
     assert data_files(server.store) == before
     assert http.fetch(f"{server.url}queries/audit-sources").json() == modified
 
 
-def test_a_second_server_on_the_same_store_is_refused(server: Any) -> None:
+def test_a_second_server_on_the_same_store_is_refused_naming_the_first(server: Any) -> None:
+    # It was told "is `benchgraph ingest` running?", when another server held the store.
     done = serve("--store", str(server.store))
-    assert done.returncode == 2 and "open for writing" in done.stderr
+    assert done.returncode == 2
+    pid = server.process.pid
+    assert f"another server holds the store at {server.store}" in done.stderr
+    assert f"(pid {pid}, serving {server.url})" in done.stderr and f"kill {pid}" in done.stderr
+    assert "benchgraph ingest" not in done.stderr
+    for rocksdb in ("LOCK", "Resource temporarily unavailable"):
+        assert rocksdb not in done.stderr
 
 
 def test_sigterm_lets_the_request_in_flight_finish(scratch_store: Path, http: Any) -> None:

@@ -13,6 +13,7 @@ import pytest
 from flask.testing import FlaskClient
 from support import EXAMPLES, SEEDS
 
+from benchgraph import holder
 from benchgraph.store import EmbeddedStore
 from ingest.loader import ingest_file
 from server.app import create_app
@@ -53,7 +54,7 @@ def seeds_site(seeds_store: Path) -> Iterator[FlaskClient]:
 def seeds_server(seeds_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """A live server over a copy of the seeds store (the test client's workers hold the store)."""
     copy = tmp_path_factory.mktemp("seeds-served") / "store"
-    shutil.copytree(seeds_store, copy, ignore=shutil.ignore_patterns("LOCK"))
+    shutil.copytree(seeds_store, copy, ignore=shutil.ignore_patterns(*holder.NOT_DATA))
     live = fixtures.Live(copy)
     yield live
     assert live.stop() == 0
@@ -93,7 +94,7 @@ def hostile_site(hostile_store: Path) -> Iterator[FlaskClient]:
 @pytest.fixture(scope="session")
 def hostile_server(hostile_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     copy = tmp_path_factory.mktemp("hostile-served") / "store"
-    shutil.copytree(hostile_store, copy, ignore=shutil.ignore_patterns("LOCK"))
+    shutil.copytree(hostile_store, copy, ignore=shutil.ignore_patterns(*holder.NOT_DATA))
     live = fixtures.Live(copy)
     yield live
     assert live.stop() == 0

@@ -1,0 +1,229 @@
+"""Who holds a store: the record its lock's holder leaves beside it, and the messages a command
+refused the lock is given (real processes: ``benchgraph serve`` on loopback, ``benchgraph
+ingest``, and a program outside benchgraph that holds RocksDB's lock)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import PATIENCE, REPO, run_cli
+
+from benchgraph import holder
+from server.workers import fingerprint
+
+ROCKSDB_WORDS = ("LOCK", "Resource temporarily unavailable", "IO error")
+COMMANDS = {
+    "ingest": ("ingest", str(REPO / "examples")),
+    "query": ("query", "ASK { ?s ?p ?o }"),
+    "export": ("export",),
+    "validate": ("validate", "--no-save"),
+}
+
+
+def record(store: Path) -> dict[str, Any]:
+    return json.loads((store / holder.FILE).read_text(encoding="utf-8"))
+
+
+def assert_plain(stderr: str) -> None:
+    """The message is benchgraph's own: no RocksDB words, no traceback."""
+    assert "Traceback" not in stderr
+    for words in ROCKSDB_WORDS:
+        assert words not in stderr, stderr
+
+
+def ended_process_pid() -> int:
+    """The pid of a process that has ended."""
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    return process.pid
+
+
+def write_stale(store: Path, command: str = "ingest") -> int:
+    """Leave a record naming an ended process in ``store``; return its pid."""
+    pid = ended_process_pid()
+    since = "2026-01-02T03:04:05+00:00"
+    holder.write(store, holder.Holder(pid, command, since))
+    return pid
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_served_store_refuses_commands_naming_the_server_and_its_url(
+    server: Any, command: str
+) -> None:
+    done = run_cli(*COMMANDS[command], store=server.store)
+    assert done.returncode == 2, done.stderr
+    pid = server.process.pid
+    assert f"held by `benchgraph serve` (pid {pid}, serving {server.url})" in done.stderr
+    assert f"kill {pid}" in done.stderr and f"read it through {server.sparql}" in done.stderr
+    assert_plain(done.stderr)
+
+
+def test_the_record_of_a_server_is_private_names_its_url_and_goes_when_it_stops(
+    scratch_store: Path, http: Any
+) -> None:
+    live = http.Live(scratch_store)
+    try:
+        path = scratch_store / holder.FILE
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+        found = record(scratch_store)
+        assert found["pid"] == live.process.pid and found["command"] == "serve"
+        assert found["url"] == live.url and found["since"]
+    finally:
+        assert live.stop() == 0
+    assert not path.exists()
+    assert not list(scratch_store.glob(f".{holder.FILE}*"))
+
+
+def test_the_generation_ignores_the_holder_record(scratch_store: Path, http: Any) -> None:
+    before = fingerprint(scratch_store)
+    write_stale(scratch_store)
+    assert fingerprint(scratch_store) == before
+    live = http.Live(scratch_store)
+    try:
+        # The server read its generation before its record held the URL; the record now does.
+        assert record(scratch_store)["url"] == live.url
+        reply = http.fetch(f"{live.url}dump.nt")
+        assert reply.status == 200
+        assert reply.headers["etag"].strip('"').startswith(fingerprint(scratch_store).tag + "-")
+    finally:
+        assert live.stop() == 0
+    assert fingerprint(scratch_store) == before
+
+
+def test_a_stale_record_is_ignored_and_replaced(scratch_store: Path, http: Any) -> None:
+    write_stale(scratch_store)
+    done = run_cli("query", "ASK { ?s ?p ?o }", store=scratch_store)
+    assert done.returncode == 0, done.stderr
+    assert not (scratch_store / holder.FILE).exists()  # replaced, then removed at the end
+    dead = write_stale(scratch_store, command="serve")
+    live = http.Live(scratch_store)
+    try:
+        found = record(scratch_store)
+        assert found["pid"] == live.process.pid != dead and found["url"] == live.url
+    finally:
+        assert live.stop() == 0
+
+
+@pytest.fixture
+def ingesting(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Path]]:
+    """``benchgraph ingest`` of 200 generated pages into a new store, paused (SIGSTOP) once it
+    has recorded that it holds the store, so that it holds it for as long as the test needs."""
+    corpus = tmp_path / "corpus"
+    made = subprocess.run(
+        [sys.executable, "-m", "bench.generate", "--pages", "200", "--out", str(corpus)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=PATIENCE,
+    )
+    assert made.returncode == 0, made.stderr
+    store = tmp_path / "store"
+    ingest = subprocess.Popen(
+        [sys.executable, "-m", "benchgraph.cli", "ingest", "--quiet", str(corpus / "pages")],
+        cwd=REPO,
+        env={**os.environ, "BENCHGRAPH_STORE": str(store)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        # The event: the record names the ingest (or the ingest ended, which fails below).
+        deadline = time.monotonic() + PATIENCE
+        while ingest.poll() is None and getattr(holder.read(store), "pid", None) != ingest.pid:
+            assert time.monotonic() < deadline, "the ingest never said it holds the store"
+            time.sleep(0.01)  # how often to look, not how long to wait
+        ingest.send_signal(signal.SIGSTOP)
+        assert ingest.poll() is None, "the ingest ended before it could be paused"
+        yield ingest, store
+    finally:
+        if ingest.poll() is None:
+            ingest.send_signal(signal.SIGCONT)
+            ingest.kill()
+        ingest.wait(PATIENCE)
+
+
+@pytest.mark.parametrize("command", ["serve", "query"])
+def test_a_store_being_ingested_says_wait_for_the_ingest(
+    ingesting: tuple[subprocess.Popen[str], Path], command: str
+) -> None:
+    ingest, store = ingesting
+    args = ("serve", "--port", "0") if command == "serve" else COMMANDS["query"]
+    done = run_cli(*args, store=store)
+    assert done.returncode == 2, done.stderr
+    pid = ingest.pid
+    assert f"being written by `benchgraph ingest` (pid {pid}, since " in done.stderr
+    assert f"wait for pid {pid} to finish" in done.stderr
+    assert_plain(done.stderr)
+    found = record(store)
+    assert stat.S_IMODE((store / holder.FILE).stat().st_mode) == 0o600
+    assert found["pid"] == pid and found["command"] == "ingest" and found["url"] is None
+
+
+def test_an_ingest_killed_leaves_a_stale_record_the_next_command_ignores(
+    ingesting: tuple[subprocess.Popen[str], Path],
+) -> None:
+    ingest, store = ingesting
+    ingest.kill()
+    ingest.wait(PATIENCE)
+    assert record(store)["pid"] == ingest.pid  # no clean close: the record stays
+    done = run_cli(*COMMANDS["query"], store=store)
+    assert done.returncode == 0, done.stderr
+    assert not (store / holder.FILE).exists()
+
+
+def test_a_lock_no_benchgraph_command_claims_is_reported_as_unknown(
+    scratch_store: Path,
+) -> None:
+    outsider = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, pyoxigraph; s = pyoxigraph.Store(sys.argv[1]); print('open', flush=True);"
+            " sys.stdin.read()",
+            str(scratch_store),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert outsider.stdin is not None and outsider.stdout is not None
+    try:
+        assert outsider.stdout.readline() == "open\n"
+        for stale in (False, True):
+            if stale:
+                write_stale(scratch_store)
+            for args in (COMMANDS["ingest"], ("serve", "--port", "0")):
+                done = run_cli(*args, store=scratch_store)
+                assert done.returncode == 2, done.stderr
+                assert (
+                    f"the store at {scratch_store} is locked by another process (no benchgraph "
+                    "command says it holds it); wait for it to end"
+                ) in done.stderr
+                assert_plain(done.stderr)
+    finally:
+        outsider.stdin.close()
+        outsider.wait(PATIENCE)
+        outsider.stdout.close()
+
+
+@pytest.mark.parametrize(
+    ("argv", "program", "command"),
+    [
+        (["/venv/bin/benchgraph", "ingest", "--store", "s", "p"], "benchgraph", "ingest"),
+        (["/repo/benchgraph/cli.py", "serve", "--port", "0"], "benchgraph", "serve"),
+        (["/venv/bin/pytest", "tests"], "pytest", ""),
+        (["-c"], "python", ""),
+    ],
+)
+def test_the_command_recorded_is_the_one_run(argv: list[str], program: str, command: str) -> None:
+    assert holder.running_command(argv) == (program, command)
