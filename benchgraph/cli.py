@@ -13,11 +13,14 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from benchgraph import __version__, settings
 from benchgraph.queries import QueryError
 from benchgraph.store import StoreError, open_store
-from ingest.loader import IngestStopped, Input, Outcome, expand, ingest_files
+
+if TYPE_CHECKING:
+    from ingest.loader import Outcome
 
 EXIT_OK, EXIT_REFUSED, EXIT_ERROR = 0, 1, 2
 EXIT_PIPE = 128 + 13  # as a shell reports a command that SIGPIPE ended
@@ -95,6 +98,9 @@ def show_progress(done: int, total: int, name: str) -> None:
 
 
 def run_ingest(args: argparse.Namespace) -> int:
+    # The parsers and the shapes are imported by the commands that read pages, not by the others.
+    from ingest.loader import IngestStopped, Input, Outcome, expand, ingest_files
+
     location = settings.get("store", args.store)
     items = list(expand(args.paths, store=location))  # folders are walked past the store
     files = [i for i in items if isinstance(i, Input)]

@@ -13,7 +13,7 @@ import argparse
 import sys
 from datetime import date
 
-from benchgraph import audit, settings, validation
+from benchgraph import audit, settings
 from benchgraph.cli import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, notice, store_option
 from benchgraph.store import open_store
 
@@ -36,7 +36,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     validate.add_argument(
         "--engine",
-        choices=validation.ENGINES,
+        choices=settings.ENGINES,
         default="auto",
         help="auto (default): the shapes compiled to Python checks, which give pyshacl's report, "
         "with pyshacl for what they do not cover; pyshacl: pyshacl for every page",
@@ -102,6 +102,8 @@ def _date(text: str) -> date:
 
 
 def run_validate(args: argparse.Namespace) -> int:
+    from benchgraph import validation  # with rdflib: imported by the command that needs it
+
     with open_store(settings.get("store", args.store), notify=notice) as store:
         try:
             conforms, report = validation.validate_store(

@@ -8,7 +8,6 @@ import sys
 from benchgraph import settings
 from benchgraph.cli import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, notice, store_option
 from benchgraph.store import open_store
-from ingest.removal import UnnamedPage, page_name, remove_pages
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,6 +37,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def run_remove(args: argparse.Namespace) -> int:
     """Handler of ``benchgraph remove``."""
+    from ingest.removal import UnnamedPage, page_name, remove_pages  # the parsers, when needed
+
     try:
         names = [page_name(given) for given in args.names]
     except UnnamedPage as error:

@@ -13,6 +13,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 Kind = Literal["text", "integer", "number", "iri", "origins", "bytes"]
+# The engines `benchgraph validate --engine` chooses between (see benchgraph.validation).
+Engine = Literal["auto", "pyshacl"]
+ENGINES: tuple[Engine, ...] = ("auto", "pyshacl")
 # An absolute http(s) IRI: a scheme, an authority, and no character an IRI may not hold.
 _HTTP_IRI = re.compile(r"https?://[^\s/?#<>\"{}|\\^`]+[^\s<>\"{}|\\^`]*", re.IGNORECASE)
 # A web origin as browsers send it in Origin: scheme, host and optional port, nothing after.
@@ -265,6 +268,9 @@ SETTINGS = (
     ),
 )
 _BY_NAME = {s.name: s for s in SETTINGS}
+# The settings of the server: the store's and those `benchgraph serve` takes as flags (host,
+# port and threads are read by the command, the others by the app).
+SERVE = tuple(s.name for s in SETTINGS if s.name == "store" or s.command == "serve")
 
 
 def get(name: str, explicit: str | None = None) -> str:

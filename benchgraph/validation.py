@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import pyoxigraph as ox
 import rdflib
@@ -34,6 +34,7 @@ from rdflib.term import Node
 
 from benchgraph import graphs, queries, resources, shacl, terms
 from benchgraph import vocab as V
+from benchgraph.settings import Engine
 from benchgraph.store import Store, ViewCheck
 
 if TYPE_CHECKING:
@@ -364,8 +365,8 @@ def compiled(shapes: rdflib.Graph) -> shacl.CompiledShapes | None:
 
 _compiled_cache: dict[int, tuple[rdflib.Graph, shacl.CompiledShapes | None]] = {}
 
-Engine = Literal["auto", "pyshacl"]
-ENGINES: tuple[Engine, ...] = ("auto", "pyshacl")
+# Engine and ENGINES are declared with the settings, which the command line reads without
+# importing this module (and rdflib with it).
 
 
 class PageGraph(rdflib.Graph):

@@ -19,11 +19,6 @@ from benchgraph import queries, settings
 from server import cors, docs, dumps, errors, linked, named, site, sparql
 from server.backend import Backend
 
-# The settings a served app uses (host, port and threads are read by `benchgraph serve`).
-SETTING_NAMES = tuple(
-    s.name for s in settings.SETTINGS if s.name == "store" or s.command == "serve"
-)
-
 
 def create_app(config: Mapping[str, object] | None = None) -> Flask:
     """Return a configured benchgraph app.
@@ -32,7 +27,8 @@ def create_app(config: Mapping[str, object] | None = None) -> Flask:
     for a bad setting and QueryError for a named query whose header is malformed. The app's
     query workers start on first use; ``app.extensions["benchgraph"].pool.close()`` stops them.
     """
-    values = settings.resolve(SETTING_NAMES, config)
+    # The settings a served app uses (host, port and threads are read by `benchgraph serve`).
+    values = settings.resolve(settings.SERVE, config)
     catalogue = queries.catalogue()
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = int(values["max_request_bytes"])

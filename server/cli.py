@@ -16,17 +16,16 @@ import signal
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import waitress.server
 from waitress import wasyncore
 
 from benchgraph import settings
 from benchgraph.cli import EXIT_ERROR, EXIT_OK, store_option
-from server.app import SETTING_NAMES, create_app
-from server.backend import Backend
-from server.named import Warmer
-from server.workers import WorkerPool
+
+if TYPE_CHECKING:
+    from server.backend import Backend
 
 # Bodies up to this many times the request limit reach the app (and its 413 in the error
 # shape); waitress itself refuses larger ones before reading them.
@@ -121,7 +120,12 @@ def serve(
 
 def run_serve(args: argparse.Namespace) -> int:
     """Handler of ``benchgraph serve``."""
-    explicit = {name: getattr(args, name, None) for name in SETTING_NAMES}
+    # The app is imported here, not at the top: every other command starts without Flask.
+    from server.app import create_app
+    from server.named import Warmer
+    from server.workers import WorkerPool
+
+    explicit = {name: getattr(args, name, None) for name in settings.SERVE}
     try:
         app = create_app(explicit)
     except settings.SettingError as error:

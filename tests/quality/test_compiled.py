@@ -20,7 +20,7 @@ from rdflib.compare import isomorphic
 from support import EXAMPLES, REPO, run_cli
 
 from bench.generate import generate
-from benchgraph import shacl, terms, validation
+from benchgraph import settings, shacl, terms, validation
 from benchgraph import vocab as V
 from ingest.loader import read_page
 from ingest.mapper import map_page
@@ -300,6 +300,6 @@ def test_values_pyshacl_cannot_compare_are_a_shapes_error_not_a_crash(seeds: Pat
     for name, value in (("ciLower", "abc"), ("ciUpper", "99"), ("ciLevel", "0.95")):
         literal = _literal(value, XSD + "decimal")
         triples.append(ox.Triple(result, ox.NamedNode(V.BG + name), literal))
-    for engine in validation.ENGINES:
+    for engine in settings.ENGINES:
         with pytest.raises(validation.ShapesError, match="cannot be applied"):
             validation.validate_triples(triples, "page", engine=engine)

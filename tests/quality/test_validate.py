@@ -13,7 +13,7 @@ import pytest
 import rdflib
 from support import REPO, SEEDS, run_cli
 
-from benchgraph import graphs, queries, shacl, validation
+from benchgraph import graphs, queries, settings, shacl, validation
 from benchgraph import vocab as V
 from benchgraph.store import EmbeddedStore
 from ingest.loader import ingest_file
@@ -179,7 +179,7 @@ def test_what_no_single_page_shows_is_found_across_pages(check: str, seeded: Pat
     assert all(f["severity"] == "Warning" for f in page_findings)  # each page alone is fine
 
 
-@pytest.mark.parametrize("engine", validation.ENGINES)
+@pytest.mark.parametrize("engine", settings.ENGINES)
 def test_validation_goes_page_by_page(
     seeded: Path, monkeypatch: pytest.MonkeyPatch, engine: validation.Engine
 ) -> None:
