@@ -31,12 +31,19 @@ PARAMS = {
     "methods-reported-by-paper": {"paper": PAPER},
     "results-reported-by-paper": {"paper": PAPER},
     "leaderboard": {"benchmark": "GenAI-Bench"},
+    "compare": {"benchmark": "CompoSET", "a": "SigLIP-2 SO400M/14", "b": "CLIP B/32"},
     "audit-stale-sources": {"asOf": "2026-12-01"},
 }
 # More golden answers of a query, each with parameters of its own: tests/data/golden/queries/
 # NAME@CASE.json.
 CASES = {
     "leaderboard@intervals": {"benchmark": "CompoSET"},
+    "compare@protocols": {
+        "benchmark": "CompoSET",
+        "metric": "Group accuracy",
+        "a": "Claude Sonnet 4.6",
+        "b": "Gemini 2.5 Flash",
+    },
 }
 
 
