@@ -188,11 +188,13 @@ def _rank_intervals(members: list[Row], direction: str) -> tuple[str, set[str], 
 
 def _leaderboards(
     benchmark: ox.NamedNode,
-) -> tuple[list[dict[str, object]], list[tuple[str, str]]]:
+) -> tuple[list[dict[str, object]], list[tuple[str, str]], list[str]]:
     """Per metric with results: its cohorts, each with its rows, its columns, its chart and
-    (where every result has an interval) the rule of the ranks the intervals allow; and the
-    methods of the rows as (IRI, label), by label, for the compare form."""
+    (where every result has an interval) the rule of the ranks the intervals allow. And for the
+    compare form: the methods of the rows as (IRI, label), by label, and the two it starts with,
+    the first two of the first cohort with two (of the primary metric: a comparable pair)."""
     methods: dict[str, str] = {}
+    pair: list[str] = []
     details = _details(benchmark)
     boards: list[dict[str, object]] = []
     for metric in select("metrics", benchmark=benchmark):
@@ -208,6 +210,9 @@ def _leaderboards(
         drawn = []
         for name, members in cohorts.items():
             columns = _cohort_table(members)
+            if not pair:
+                pair = list(dict.fromkeys(r["method"] for r in members))[:2]
+                pair = pair if len(pair) == 2 else []
             rule, overlapping, legend = _rank_intervals(members, direction)
             bars = [
                 charts.Bar(
@@ -233,7 +238,7 @@ def _leaderboards(
                 }
             )
         boards.append({"metric": metric, "direction": direction, "cohorts": drawn})
-    return boards, sorted(methods.items(), key=lambda item: (item[1].casefold(), item[0]))
+    return boards, sorted(methods.items(), key=lambda item: (item[1].casefold(), item[0])), pair
 
 
 def _findings(source: str) -> tuple[dict[str, str], list[Row]]:
@@ -335,7 +340,7 @@ def page(path: str) -> Response:
         metrics = select("metrics", benchmark=node)
         context["metrics"] = [m for m in metrics if m.get("results", "0") != "0"]
         context["unused_metrics"] = [m for m in metrics if m.get("results", "0") == "0"]
-        context["boards"], context["methods"] = _leaderboards(node)
+        context["boards"], context["methods"], context["pair"] = _leaderboards(node)
         context["sources"] = [
             r for r in select("referrers", resource=node) if r["property"] == V.DCTERMS + "subject"
         ]

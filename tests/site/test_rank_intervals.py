@@ -110,7 +110,7 @@ def test_the_compare_form_runs_compare(seeds_site: FlaskClient) -> None:
     labels = [o.text for o in a_options]
     assert labels == [o.text for o in b_options] == sorted(labels, key=str.casefold)
     assert {"CLIP B/32", "SigLIP-2 SO400M/14", "Claude Sonnet 4.6"} <= set(labels)
-    assert a != b
+    assert (a, b) == (V.ID + "method/siglip-2-so400m-14", V.ID + "method/dreamlip-b-16-30m")
     metric = choices["metric"][1]
     reply = seeds_site.get(
         "/queries/compare?" + urlencode({**fields, "a": a, "b": b, "metric": metric})
@@ -118,7 +118,9 @@ def test_the_compare_form_runs_compare(seeds_site: FlaskClient) -> None:
     assert reply.status_code == 200 and reply.mimetype == "text/html"
     answer = parse(reply.get_data(as_text=True)).find("table")
     assert answer is not None
-    assert "comparable" in [th.text for th in answer.iter("th")]
+    (row,) = table_rows(answer)  # the leaders of the primary metric, one pair
+    assert row["comparable"].text == "comparable"
+    assert row["verdict"].text == "intervals overlap"
 
 
 def test_chart_marks_bars_and_says_why() -> None:
