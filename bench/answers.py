@@ -14,7 +14,8 @@ queries and store layout (``cd OTHER && .venv/bin/python THIS/bench/answers.py d
 a file, not with ``-m``, so that this checkout's packages do not shadow that one's). ``params``
 chooses the parameter values once, from the data: papers that reported or introduced something,
 and benchmarks (by IRI, which every version takes) with each of their
-metrics (and none: the primary metric), so both versions are asked the same questions.
+metrics (and none: the primary metric) and two of their methods, so both versions are asked the
+same questions.
 """
 
 from __future__ import annotations
@@ -65,6 +66,14 @@ def params(store_path: Path, out: Path, count: int) -> int:
             b: _column(store, f"SELECT ?m WHERE {{ <{b}> <{BG}hasMetric> ?m }} ORDER BY ?m")
             for b in chosen
         }
+        methods = {
+            b: _column(
+                store,
+                f"SELECT DISTINCT ?e WHERE {{ ?r <{BG}benchmark> <{b}> ; <{BG}method> ?e }} "
+                "ORDER BY ?e LIMIT 2",
+            )
+            for b in chosen
+        }
     papers = sorted(set(origins[: count // 2]) | set(reporters[: count // 2]))
     values: dict[str, list[dict[str, str]]] = {}
     for named in queries.catalogue().values():
@@ -79,6 +88,10 @@ def params(store_path: Path, out: Path, count: int) -> int:
                 {"benchmark": b, **({"metric": m} if m else {})}
                 for b in chosen
                 for m in [None, *metrics[b]]
+            ]
+        elif required == {"benchmark": "benchmark", "a": "method", "b": "method"}:
+            values[named.name] = [
+                {"benchmark": b, "a": methods[b][0], "b": methods[b][-1]} for b in chosen
             ]
         else:
             sys.stderr.write(f"{named.name}: no values chosen for {sorted(required)}\n")

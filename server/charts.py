@@ -2,8 +2,9 @@
 
 Plain string building, every piece of data escaped for XML; no plotting library, no script. A
 bar's label is the value as published (its precision kept); where a confidence interval was
-published it is drawn as a whisker. The chart states the metric's direction and labels its axis
-with the unit.
+published it is drawn as a whisker. A bar can be marked (drawn lighter, class ``overlap``), such
+as a result whose interval overlaps the leader's, and a legend line under the axis says what the
+mark means. The chart states the metric's direction and labels its axis with the unit.
 
 No text is cut: the label column is as wide as the widest label, which is measured with the
 advance widths of a wide sans-serif face (DejaVu Sans, the widest common default) rounded up;
@@ -25,6 +26,10 @@ PAD = 6  # between a text and what it is drawn beside
 ROW = 22
 TOP = 34
 BOTTOM = 46
+LEGEND = 22  # the height of the legend line under the axis
+LEGEND_SWATCH = 18
+DARK = "#4a78b0"  # a bar
+LIGHT = "#a9c3e3"  # a marked bar
 
 # Advance widths in ems, each an upper bound for its class of characters in DejaVu Sans.
 _NARROW = set("ijlI.,:;'!|` ")
@@ -35,13 +40,15 @@ _OPERATOR = set("=+<>~^#")
 
 @dataclass(frozen=True)
 class Bar:
-    """One row of a chart: ``value`` is drawn, ``text`` (the value as published) is written."""
+    """One row of a chart: ``value`` is drawn, ``text`` (the value as published) is written;
+    ``overlaps`` marks the bar (see :func:`bar_chart`'s ``legend``)."""
 
     label: str
     value: float
     text: str
     low: float | None = None
     high: float | None = None
+    overlaps: bool = False
 
 
 def _em(char: str) -> float:
@@ -104,11 +111,12 @@ def _number(value: float) -> str:
     return f"{value:g}"
 
 
-def bar_chart(bars: list[Bar], unit: str, direction: str, title: str) -> str:
+def bar_chart(bars: list[Bar], unit: str, direction: str, title: str, legend: str = "") -> str:
     """An SVG document (as text) with one horizontal bar per entry of ``bars``, in their order.
 
     ``unit`` labels the axis, ``direction`` ("higher" or "lower") is stated above the bars and
-    ``title`` names the chart for assistive technology.
+    ``title`` names the chart for assistive technology. ``legend``, when given, says under the
+    axis what a marked (lighter) bar means.
     """
     values = [b.value for b in bars] + [b.low for b in bars if b.low is not None]
     values += [b.high for b in bars if b.high is not None]
@@ -126,9 +134,11 @@ def bar_chart(bars: list[Bar], unit: str, direction: str, title: str) -> str:
     better = "Higher is better →" if direction == "higher" else "← Lower is better"
     width = math.ceil(left + PLOT + max(value_width, tick_half + PAD))
     width = max(width, math.ceil(left + text_width(better) + PAD), text_width(unit) + 2 * PAD)
+    if legend:
+        width = max(width, LEGEND_SWATCH + 2 * PAD + text_width(legend) + PAD)
     heights = [max(ROW, LINE * len(lines) + 8) for lines in labels]
     bottom = TOP + sum(heights)
-    height = bottom + BOTTOM
+    height = bottom + BOTTOM + (LEGEND if legend else 0)
 
     def x(value: float) -> float:
         return round(left + (value - low) / (high - low) * PLOT, 2)
@@ -162,9 +172,10 @@ def bar_chart(bars: list[Bar], unit: str, direction: str, title: str) -> str:
             for i, line in enumerate(lines)
         )
         parts.append(f'<text class="label" text-anchor="end">{spans}</text>')
+        kind, fill = ("bar overlap", LIGHT) if bar.overlaps else ("bar", DARK)
         parts.append(
-            f'<rect class="bar" x="{start}" y="{middle - ROW / 2 + 4}" '
-            f'width="{round(end - start, 2)}" height="{ROW - 8}" fill="#4a78b0">'
+            f'<rect class="{kind}" x="{start}" y="{middle - ROW / 2 + 4}" '
+            f'width="{round(end - start, 2)}" height="{ROW - 8}" fill="{fill}">'
             f"<title>{escape(bar.label)}: {escape(bar.text)}</title></rect>"
         )
         if bar.low is not None and bar.high is not None:
@@ -187,5 +198,12 @@ def bar_chart(bars: list[Bar], unit: str, direction: str, title: str) -> str:
         f'<text class="unit" x="{unit_x}" y="{bottom + 34}" '
         f'text-anchor="middle" fill="#222">{escape(unit)}</text>'
     )
+    if legend:
+        y = bottom + BOTTOM + LEGEND / 2 - 4
+        parts.append(
+            f'<g class="legend"><rect x="{PAD}" y="{y - 9}" width="{LEGEND_SWATCH}" '
+            f'height="{ROW - 8}" fill="{LIGHT}"/><text x="{PAD + LEGEND_SWATCH + PAD}" y="{y + 2}" '
+            f'fill="#222">{escape(legend)}</text></g>'
+        )
     parts.append("</svg>")
     return "".join(parts)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from decimal import Decimal
 from functools import cache
 from pathlib import Path
 from urllib.parse import quote
@@ -149,8 +150,51 @@ def _bar_label(row: Row, columns: list[tuple[str, str]]) -> str:
     return f"{row['methodLabel']} ({', '.join(settings)})" if settings else row["methodLabel"]
 
 
-def _leaderboards(benchmark: ox.NamedNode) -> list[dict[str, object]]:
-    """Per metric with results: its cohorts, each with its rows, its columns and its chart."""
+def _level(members: list[Row]) -> str:
+    """The confidence level of the cohort's intervals as a reader names it ("95%")."""
+    levels = sorted({f"{float(r['ciLevel']) * 100:g}%" for r in members if r.get("ciLevel")})
+    return " and ".join(levels) if levels else "published"
+
+
+def _rank_intervals(members: list[Row], direction: str) -> tuple[str, set[str], str]:
+    """What the ranks the intervals allow add to a cohort's board: the rule, said with the
+    intervals' level; the results other than the leader (the first row) whose interval overlaps
+    the leader's; and the chart's legend for them. Empty where the leaderboard gives no such
+    ranks (a result of the cohort lacks an interval)."""
+    if not members or any("rankBest" not in r for r in members):
+        return "", set(), ""
+    level = _level(members)
+    higher = direction == "higher"
+    side = "above" if higher else "below"
+    reach = (
+        "upper bound is at or above its lower" if higher else "lower bound is at or below its upper"
+    )
+    rule = (
+        f"A rank such as 1–5 is the range the {level} confidence intervals allow: from 1 + the "
+        f"results whose interval lies wholly {side} this one's (Chatbot Arena's rank (UB)) to "
+        f"1 + the others whose {reach} bound."
+    )
+    leader = members[0]
+    low, high = Decimal(leader["ciLower"]), Decimal(leader["ciUpper"])
+    overlapping = {
+        r["result"]
+        for r in members[1:]
+        if Decimal(r["ciLower"]) <= high and low <= Decimal(r["ciUpper"])
+    }
+    name = leader.get("methodLabel", "")
+    legend = f"Lighter bars: the {level} interval overlaps the leader's ({name})"
+    return rule, overlapping, legend if overlapping else ""
+
+
+def _leaderboards(
+    benchmark: ox.NamedNode,
+) -> tuple[list[dict[str, object]], list[tuple[str, str]], list[str]]:
+    """Per metric with results: its cohorts, each with its rows, its columns, its chart and
+    (where every result has an interval) the rule of the ranks the intervals allow. And for the
+    compare form: the methods of the rows as (IRI, label), by label, and the two it starts with,
+    the first two of the first cohort with two (of the primary metric: a comparable pair)."""
+    methods: dict[str, str] = {}
+    pair: list[str] = []
     details = _details(benchmark)
     boards: list[dict[str, object]] = []
     for metric in select("metrics", benchmark=benchmark):
@@ -159,12 +203,17 @@ def _leaderboards(benchmark: ox.NamedNode) -> list[dict[str, object]]:
         rows = _named("leaderboard", benchmark=benchmark, metric=ox.NamedNode(metric["metric"]))
         cohorts: dict[str, list[Row]] = {}
         for row in rows:
+            methods[row["method"]] = row.get("methodLabel", "")
             cohorts.setdefault(row["cohort"], []).append({**details.get(row["result"], {}), **row})
         direction = _direction(metric.get("direction", ""))
         unit = unit_name(metric.get("unit", ""))
         drawn = []
         for name, members in cohorts.items():
             columns = _cohort_table(members)
+            if not pair:
+                pair = list(dict.fromkeys(r["method"] for r in members))[:2]
+                pair = pair if len(pair) == 2 else []
+            rule, overlapping, legend = _rank_intervals(members, direction)
             bars = [
                 charts.Bar(
                     _bar_label(r, columns),
@@ -172,14 +221,24 @@ def _leaderboards(benchmark: ox.NamedNode) -> list[dict[str, object]]:
                     r["value"],
                     float(r["ciLower"]) if "ciLower" in r else None,
                     float(r["ciUpper"]) if "ciUpper" in r else None,
+                    overlaps=r["result"] in overlapping,
                 )
                 for r in members
             ]
             title = f"{metric['metricLabel']} ({unit}), {name}"
-            svg = charts.bar_chart(bars, f"{metric['metricLabel']} ({unit})", direction, title)
-            drawn.append({"name": name, "rows": members, "columns": columns, "svg": Markup(svg)})
+            axis = f"{metric['metricLabel']} ({unit})"
+            svg = charts.bar_chart(bars, axis, direction, title, legend)
+            drawn.append(
+                {
+                    "name": name,
+                    "rows": members,
+                    "columns": columns,
+                    "svg": Markup(svg),
+                    "rule": rule,
+                }
+            )
         boards.append({"metric": metric, "direction": direction, "cohorts": drawn})
-    return boards
+    return boards, sorted(methods.items(), key=lambda item: (item[1].casefold(), item[0])), pair
 
 
 def _findings(source: str) -> tuple[dict[str, str], list[Row]]:
@@ -281,7 +340,7 @@ def page(path: str) -> Response:
         metrics = select("metrics", benchmark=node)
         context["metrics"] = [m for m in metrics if m.get("results", "0") != "0"]
         context["unused_metrics"] = [m for m in metrics if m.get("results", "0") == "0"]
-        context["boards"] = _leaderboards(node)
+        context["boards"], context["methods"], context["pair"] = _leaderboards(node)
         context["sources"] = [
             r for r in select("referrers", resource=node) if r["property"] == V.DCTERMS + "subject"
         ]

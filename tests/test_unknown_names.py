@@ -23,7 +23,7 @@ from benchgraph.suggest import Names
 LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
 IDENTIFIER = "http://purl.org/dc/terms/identifier"
 LAION = "Prompt Recovery on LAION"
-# A query taking a method (no named query does yet): the methods with the same origin paper.
+# A query taking a method: the methods with the same origin paper.
 METHOD_QUERY = f"""#+ summary: Methods introduced beside a method
 #+ param: method (method, required) The method: its name or its IRI.
 SELECT ?other WHERE {{ ?method <{V.introducedIn}> ?paper . ?other <{V.introducedIn}> ?paper }}

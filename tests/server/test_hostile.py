@@ -249,7 +249,7 @@ HARMLESS = {
     "date": "2020-01-02",
 }
 # Other parameters a query needs while one is being attacked: real values with real rows.
-REAL = {"paper": PAPER, "benchmark": "Prompt Recovery on LAION"}
+REAL = {"paper": PAPER, "benchmark": "Prompt Recovery on LAION", "a": "PEZ", "b": "STEPS"}
 TARGETS = sorted((q.name, p.name, p.type) for q in queries.catalogue().values() for p in q.params)
 
 

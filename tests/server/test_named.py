@@ -31,7 +31,19 @@ PARAMS = {
     "methods-reported-by-paper": {"paper": PAPER},
     "results-reported-by-paper": {"paper": PAPER},
     "leaderboard": {"benchmark": "GenAI-Bench"},
+    "compare": {"benchmark": "CompoSET", "a": "SigLIP-2 SO400M/14", "b": "CLIP B/32"},
     "audit-stale-sources": {"asOf": "2026-12-01"},
+}
+# More golden answers of a query, each with parameters of its own: tests/data/golden/queries/
+# NAME@CASE.json.
+CASES = {
+    "leaderboard@intervals": {"benchmark": "CompoSET"},
+    "compare@protocols": {
+        "benchmark": "CompoSET",
+        "metric": "Group accuracy",
+        "a": "Claude Sonnet 4.6",
+        "b": "Gemini 2.5 Flash",
+    },
 }
 
 
@@ -60,9 +72,19 @@ def column(document: dict[str, Any], name: str) -> list[str]:
 
 @pytest.mark.parametrize("path", QUERY_FILES, ids=lambda p: p.stem)
 def test_golden_answer(seeds_server: Any, http: Any, path: Any) -> None:
-    name = path.stem
-    golden = GOLDEN / f"{name}.json"
-    params = PARAMS.get(name, {})
+    check_golden(seeds_server, http, path.stem, path.stem, PARAMS.get(path.stem, {}))
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_golden_answer_of_a_case(seeds_server: Any, http: Any, case: str) -> None:
+    check_golden(seeds_server, http, case.split("@")[0], case, CASES[case])
+
+
+def check_golden(
+    seeds_server: Any, http: Any, name: str, file: str, params: dict[str, str]
+) -> None:
+    """The answer of the query ``name`` with ``params`` is the one in ``GOLDEN/<file>.json``."""
+    golden = GOLDEN / f"{file}.json"
     document = ask(http, seeds_server, name, **params)
     found = {"params": params, "vars": document["head"]["vars"], "rows": rows(document)}
     if os.environ.get("BENCHGRAPH_UPDATE_GOLDEN"):
@@ -77,7 +99,7 @@ def test_golden_answer(seeds_server: Any, http: Any, path: Any) -> None:
             encoding="utf-8",
         )
     assert golden.is_file(), (
-        f"no golden answer for queries/{name}.rq; check its answer, then run "
+        f"no golden answer {golden.name} for queries/{name}.rq; check its answer, then run "
         "BENCHGRAPH_UPDATE_GOLDEN=1 .venv/bin/pytest tests/server/test_named.py -k golden"
     )
     expected = json.loads(golden.read_text(encoding="utf-8"))

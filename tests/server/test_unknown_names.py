@@ -137,7 +137,7 @@ def test_an_existing_name_with_an_empty_answer_is_200_with_no_rows(
 
 @pytest.fixture
 def method_client(make_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:  # type: ignore[no-untyped-def]
-    """A client of an app whose catalogue holds a query taking a method (no named query does)."""
+    """A client of an app whose catalogue holds a query taking a method."""
     root = tmp_path / "resources"
     (root / "queries").mkdir(parents=True)
     for name in ("ontology", "shapes"):

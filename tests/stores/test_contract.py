@@ -38,6 +38,15 @@ PARAMETERS: dict[str, list[dict[str, str]]] = {
         {"benchmark": "Prompt Recovery on LAION"},
         {"benchmark": "Prompt Recovery on LAION", "metric": "CLIP Score"},
     ],
+    "compare": [
+        {"benchmark": "CompoSET", "a": "SigLIP-2 SO400M/14", "b": "CLIP B/32"},
+        {
+            "benchmark": "CompoSET",
+            "metric": "Group accuracy",
+            "a": "CLIP B/32",
+            "b": "Gemini 2.5 Flash",
+        },
+    ],
     "audit-stale-sources": [{"days": "30", "asOf": "2026-11-29"}],
     "audit-findings": [{"severity": "http://www.w3.org/ns/shacl#Warning"}],
 }
