@@ -72,6 +72,10 @@ class Busy(PoolError):
     status = 503
 
 
+class NotReady(StoreError):
+    """A worker still opening the store (not failed: slow to start)."""
+
+
 class TimedOut(PoolError):
     status = 504
 
@@ -125,9 +129,10 @@ class _Worker:
         self.over_memory = False  # stopped for passing the memory limit
 
     def wait_ready(self, timeout: float) -> list[str]:
-        """Wait for the worker to open the store; return its graph names or raise StoreError."""
+        """Wait for the worker to open the store; return its graph names. Raises NotReady when
+        it has not within ``timeout`` s, StoreError when it failed to."""
         if not self.conn.poll(timeout):
-            raise StoreError(f"a query worker did not open the store within {timeout:g} s")
+            raise NotReady(f"a query worker did not open the store within {timeout:g} s")
         try:
             status, detail = self.conn.recv()
         except (EOFError, OSError):
@@ -271,7 +276,15 @@ class WorkerPool:
             worker = self._checkout()
         try:
             if not worker.ready:
-                worker.wait_ready(self.start_timeout)
+                try:
+                    # A spare put in a stopped worker's place may still be starting: the job
+                    # waits for it no longer than its own time limit; the worker is kept.
+                    worker.wait_ready(min(self.start_timeout, limit))
+                except NotReady:
+                    self._release(worker)
+                    raise Busy(
+                        "no query worker is available right now; try again shortly"
+                    ) from None
             self._begin(worker, preemptible=isinstance(job, Job) and job.preemptible)
             worker.conn.send(job)
             if not self._wait(worker, limit):
