@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from benchgraph import vocab as V
+
 REPO = Path(__file__).resolve().parents[1]
 SEEDS = REPO.parent / "shared" / "seeds"
 EXAMPLES = REPO / "examples"
@@ -74,3 +76,34 @@ class Index:
     def subjects_of_type(self, cls: str) -> set[str]:
         rdf_type = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
         return {s for s, props in self.by_subject.items() if ox.NamedNode(cls) in props[rdf_type]}
+
+
+# A query taking a method (no named query does): the methods with the same origin paper.
+METHOD_QUERY = f"""#+ summary: Methods introduced beside a method
+#+ param: method (method, required) The method: its name or its IRI.
+SELECT ?other WHERE {{ ?method <{V.introducedIn}> ?paper . ?other <{V.introducedIn}> ?paper }}
+"""
+
+
+def labels(index: Index, cls: str, *predicates: str) -> set[str]:
+    """The values of ``predicates`` (default: the label) on the things of type ``cls``."""
+    return {
+        str(term.value)
+        for thing in index.subjects_of_type(cls)
+        for predicate in predicates or (V.label,)
+        for term in index.objects(thing, predicate)
+    }
+
+
+def benchmark_named(index: Index, label: str) -> str:
+    """The IRI of the one benchmark labelled ``label``."""
+    (iri,) = (b for b in index.subjects_of_type(V.Benchmark) if index.value(b, V.label) == label)
+    return iri
+
+
+def metrics_of(index: Index, benchmark: str) -> dict[str, str]:
+    """The benchmark's metrics: IRI by label."""
+    return {
+        str(index.value(str(m.value), V.label)): str(m.value)
+        for m in index.objects(benchmark, V.hasMetric)
+    }

@@ -14,20 +14,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support import EXAMPLES, Index, run_cli
+from support import EXAMPLES, METHOD_QUERY, Index, benchmark_named, labels, metrics_of, run_cli
 
 from benchgraph import vocab as V
 from benchgraph.store import EmbeddedStore
 from benchgraph.suggest import Names
 
-LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
-IDENTIFIER = "http://purl.org/dc/terms/identifier"
 LAION = "Prompt Recovery on LAION"
-# A query taking a method: the methods with the same origin paper.
-METHOD_QUERY = f"""#+ summary: Methods introduced beside a method
-#+ param: method (method, required) The method: its name or its IRI.
-SELECT ?other WHERE {{ ?method <{V.introducedIn}> ?paper . ?other <{V.introducedIn}> ?paper }}
-"""
 
 
 @pytest.fixture(scope="module")
@@ -48,16 +41,6 @@ def method_query(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def labels(index: Index, cls: str, *predicates: str) -> set[str]:
-    """The values of ``predicates`` (default: the label) on the things of type ``cls``."""
-    return {
-        str(term.value)
-        for thing in index.subjects_of_type(cls)
-        for predicate in predicates or (LABEL,)
-        for term in index.objects(thing, predicate)
-    }
-
-
 def benchmark_names(index: Index) -> set[str]:
     datasets = {
         str(d.value)
@@ -65,17 +48,12 @@ def benchmark_names(index: Index) -> set[str]:
         for d in index.objects(b, V.dataset)
     }
     return labels(index, V.Benchmark) | {
-        str(t.value) for d in datasets for t in index.objects(d, LABEL)
+        str(t.value) for d in datasets for t in index.objects(d, V.label)
     }
 
 
-def benchmark_iri(index: Index, label: str) -> str:
-    (iri,) = (b for b in index.subjects_of_type(V.Benchmark) if index.value(b, LABEL) == label)
-    return iri
-
-
 def metric_names(index: Index, benchmark: str) -> set[str]:
-    return {str(index.value(str(m.value), LABEL)) for m in index.objects(benchmark, V.hasMetric)}
+    return set(metrics_of(index, benchmark))
 
 
 def query(store: Path, name: str, **params: str) -> tuple[int, str, list[list[str]]]:
@@ -123,7 +101,7 @@ def test_a_near_miss_suggests_the_name_meant(examples, given: str, meant: str) -
 
 def test_an_unknown_metric_is_exit_two_suggesting_one_of_the_benchmarks(examples) -> None:
     store, index = examples
-    mine = metric_names(index, benchmark_iri(index, LAION))
+    mine = metric_names(index, benchmark_named(index, LAION))
     primary = sorted(mine)[0]
     typo = primary[:-1] + "x"
     code, stderr, _ = query(store, "leaderboard", benchmark=LAION, metric=typo)
@@ -138,7 +116,7 @@ def test_an_unknown_metric_is_exit_two_suggesting_one_of_the_benchmarks(examples
 
 def test_a_metric_of_another_benchmark_is_exit_two_listing_the_benchmarks_metrics(examples) -> None:
     store, index = examples
-    mine = metric_names(index, benchmark_iri(index, LAION))
+    mine = metric_names(index, benchmark_named(index, LAION))
     others = set().union(*(metric_names(index, b) for b in index.subjects_of_type(V.Benchmark)))
     elsewhere = sorted(others - mine)[0]
     code, stderr, _ = query(store, "leaderboard", benchmark=LAION, metric=elsewhere)
@@ -151,7 +129,7 @@ def test_a_metric_of_another_benchmark_is_exit_two_listing_the_benchmarks_metric
     (iri,) = (
         str(m.value)
         for m in index.objects(other, V.hasMetric)
-        if index.value(str(m.value), LABEL) == elsewhere
+        if index.value(str(m.value), V.label) == elsewhere
     )
     code, stderr, _ = query(store, "leaderboard", benchmark=LAION, metric=iri)
     assert code == 2 and f"has no metric with the IRI {iri!r}" in stderr
@@ -160,7 +138,7 @@ def test_a_metric_of_another_benchmark_is_exit_two_listing_the_benchmarks_metric
 def test_an_unknown_paper_is_exit_two_suggesting_by_title_and_by_id_prefix(examples) -> None:
     store, index = examples
     titles = labels(index, V.Paper)
-    ids = labels(index, V.Paper, IDENTIFIER)
+    ids = labels(index, V.Paper, V.identifier)
     title = sorted(titles)[0]
     code, stderr, _ = query(store, "results-reported-by-paper", paper=title + " v2")
     assert code == 2 and "parameter 'paper': no paper is named" in stderr
@@ -214,10 +192,10 @@ def test_an_existing_name_with_an_empty_answer_is_exit_zero(examples, method_que
             if not index.objects(m, V.introducedIn)
         ]
         code, stderr, rows = query(
-            store, str(method_query), method=str(index.value(alone[0], LABEL))
+            store, str(method_query), method=str(index.value(alone[0], V.label))
         )
     else:
-        benchmark = benchmark_iri(index, LAION)
+        benchmark = benchmark_named(index, LAION)
         measured = {
             str(m.value)
             for r in index.subjects_of_type(V.Result)
@@ -228,7 +206,7 @@ def test_an_existing_name_with_an_empty_answer_is_exit_zero(examples, method_que
             for m in index.objects(benchmark, V.hasMetric)
             if str(m.value) not in measured
         )
-        metric = str(index.value(unused[0], LABEL))
+        metric = str(index.value(unused[0], V.label))
         code, stderr, rows = query(store, "leaderboard", benchmark=LAION, metric=metric)
     assert code == 0, stderr
     assert len(rows) == 1  # the header alone

@@ -11,46 +11,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import REPO, Index
+from support import METHOD_QUERY, REPO, Index, benchmark_named, labels, metrics_of
 
 from benchgraph import queries
 from benchgraph import vocab as V
 from benchgraph.store import EmbeddedStore
 
-LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
-IDENTIFIER = "http://purl.org/dc/terms/identifier"
 LAION = "Prompt Recovery on LAION"
-METHOD_QUERY = f"""#+ summary: Methods introduced beside a method
-#+ param: method (method, required) The method: its name or its IRI.
-SELECT ?other WHERE {{ ?method <{V.introducedIn}> ?paper . ?other <{V.introducedIn}> ?paper }}
-"""
 
 
 @pytest.fixture(scope="module")
 def index(examples_store: Path) -> Index:
     with EmbeddedStore(examples_store, read_only=True) as store:
         return Index(set(store.quads()))
-
-
-def names_of(index: Index, cls: str, predicate: str = LABEL) -> set[str]:
-    return {
-        str(t.value)
-        for thing in index.subjects_of_type(cls)
-        for t in index.objects(thing, predicate)
-    }
-
-
-def laion(index: Index) -> str:
-    (iri,) = (b for b in index.subjects_of_type(V.Benchmark) if index.value(b, LABEL) == LAION)
-    return iri
-
-
-def metrics_of(index: Index, benchmark: str) -> dict[str, str]:
-    """The benchmark's metrics: IRI by label."""
-    return {
-        str(index.value(str(m.value), LABEL)): str(m.value)
-        for m in index.objects(benchmark, V.hasMetric)
-    }
 
 
 def refused(reply: Any, parameter: str) -> dict[str, Any]:
@@ -78,9 +51,9 @@ def test_an_unknown_value_is_404_suggesting_names_the_store_holds(
 ) -> None:
     body = refused(http.fetch(http.url(f"{server.url}queries/{name}", **params)), parameter)
     real = {
-        "benchmark": names_of(index, V.Benchmark) | names_of(index, V.Dataset),
-        "metric": set(metrics_of(index, laion(index))),
-        "paper": names_of(index, V.Paper) | names_of(index, V.Paper, IDENTIFIER),
+        "benchmark": labels(index, V.Benchmark) | labels(index, V.Dataset),
+        "metric": set(metrics_of(index, benchmark_named(index, LAION))),
+        "paper": labels(index, V.Paper) | labels(index, V.Paper, V.identifier),
     }[parameter]
     assert body["suggestions"] and set(body["suggestions"]) <= real
     assert f"did you mean {body['suggestions'][0]!r}" in body["error"]
@@ -89,7 +62,7 @@ def test_an_unknown_value_is_404_suggesting_names_the_store_holds(
 def test_a_metric_of_another_benchmark_is_404_listing_the_benchmarks_metrics(
     server: Any, http: Any, index: Index
 ) -> None:
-    mine = metrics_of(index, laion(index))
+    mine = metrics_of(index, benchmark_named(index, LAION))
     others = {
         label: iri
         for b in index.subjects_of_type(V.Benchmark)
@@ -123,7 +96,9 @@ def test_an_existing_name_with_an_empty_answer_is_200_with_no_rows(
         str(m.value) for r in index.subjects_of_type(V.Result) for m in index.objects(r, V.metric)
     }
     metric = sorted(
-        label for label, iri in metrics_of(index, laion(index)).items() if iri not in measured
+        label
+        for label, iri in metrics_of(index, benchmark_named(index, LAION)).items()
+        if iri not in measured
     )[0]
     for name, params in [
         ("results-reported-by-paper", {"paper": paper}),
@@ -150,7 +125,7 @@ def method_client(make_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_an_unknown_method_is_404_and_a_known_one_200(method_client: Any, index: Index) -> None:
-    names = names_of(index, V.Method)
+    names = labels(index, V.Method)
     name = "SigLIP SO400M/14"
     assert name in names
     reply = method_client.get(
