@@ -60,8 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="benchgraph",
         description="A knowledge graph of ML papers, methods and benchmark results.",
-        epilog="Exit codes: 0 done; 1 some input refused; 2 unreadable input, store error "
-        "or bad usage; 141 the output was closed before it was complete (`| head`).",
+        epilog="Exit codes: 0 done; 1 some input refused (remove: some name named nothing); "
+        "2 unreadable input, store error or bad usage; 141 the output was closed before it was "
+        "complete (`| head`).",
     )
     parser.add_argument("--version", action="version", version=f"benchgraph {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -74,7 +75,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ingest.add_argument("paths", nargs="+", metavar="PATH", help="a page file or a folder")
     store_option(ingest)
-    ingest.add_argument("--quiet", action="store_true", help="print only the summary line")
+    ingest.add_argument(
+        "--quiet",
+        action="store_true",
+        help="draw no progress bar (what was refused or warned of, and the summary line, are "
+        "still printed)",
+    )
     ingest.add_argument(
         "--verbose",
         action="store_true",

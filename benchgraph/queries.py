@@ -372,15 +372,13 @@ def internal(name: str) -> str:
         raise QueryError(f"cannot read the internal query {path}: {error}") from None
 
 
-def find(name_or_file: str) -> NamedQuery:
-    """A named query by name, or a ``.rq`` file by path. Raises QueryError if neither."""
-    path = Path(name_or_file)
-    if path.suffix == ".rq" and path.is_file():
-        return load(path)
-    candidate = resources.queries_dir() / f"{name_or_file}.rq"
+def find(name: str) -> NamedQuery:
+    """The named query ``name`` (query files: :func:`given`). Raises QueryError if there is
+    none."""
+    candidate = resources.queries_dir() / f"{name}.rq"
     if not candidate.is_file():
         names = ", ".join(catalogue()) or "none"
-        raise QueryError(f"no named query {name_or_file!r} (named queries: {names})")
+        raise QueryError(f"no named query {name!r} (named queries: {names})")
     return load(candidate)
 
 
