@@ -89,6 +89,13 @@ def workers_stopped(live: Live) -> Iterator[None]:
                 os.kill(pid, signal.SIGCONT)
 
 
+def unanswered(reply: Any) -> bool:
+    """Whether ``reply`` says the store could not answer: 504 when the request's worker ran
+    out of time, 503 when the pool had already put a stopped worker aside and its spare was
+    still opening the store (which of the two depends on when the request arrives)."""
+    return reply.status in (503, 504) and reply.json()["status"] == reply.status
+
+
 def cold_names() -> list[str]:
     return [name for name, q in catalogue().items() if parameterless(q)]
 
@@ -129,7 +136,7 @@ def test_parameterless_named_queries_are_answered_before_anyone_asks(live: Live,
         assert reply.body == papers.body and reply.headers["etag"] == papers.headers["etag"]
     assert page.status == 200 and page.type == "text/html"
     assert page.headers["etag"] != papers.headers["etag"]
-    assert control.status == 504, control.text
+    assert unanswered(control), control.text
     # The warmed answer is the query's answer: the same query sent to the endpoint agrees.
     text = catalogue()["papers"].text.encode()
     direct = http.fetch(live.sparql, text, Content_Type="application/sparql-query", Accept=JSON)
@@ -150,7 +157,7 @@ def test_a_select_answer_cached_by_a_request_serves_every_accept(live: Live, htt
     assert anything.status == 200, anything.text
     assert anything.body == first.body and anything.headers["etag"] == first.headers["etag"]
     assert browser.status == 200 and browser.type == "text/html"
-    assert csv.status == 504
+    assert unanswered(csv), csv.text
 
 
 def test_the_cache_key_holds_only_the_format_the_answer_is_written_in() -> None:
