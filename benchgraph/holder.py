@@ -7,9 +7,14 @@ listens. A command refused the lock reads the record to say who holds the store 
 do. The record is removed on a clean close by the process it names; a record whose pid is gone
 is stale and ignored, and one found by a process that took the lock is overwritten.
 
+A server's record also carries a secret: the other commands, run by the same user, read it to
+write and read the store through that server (:mod:`benchgraph.served`), which takes nothing
+on that path without it. So the record is written with mode 0600: only the holder's user can
+read it.
+
 The file is not data: the store's generation does not read it, and copies of a store leave it
-out (:data:`NOT_DATA`). It is written with mode 0600, so it may one day carry what only the
-holder's user may read.
+out (:data:`NOT_DATA`), as they leave out the generations a server publishes to its readers
+(:data:`GENERATIONS`).
 """
 
 from __future__ import annotations
@@ -23,9 +28,12 @@ from datetime import datetime
 from pathlib import Path
 
 FILE = "benchgraph-holder.json"
+# The folder where a server keeps the snapshots of the store its query workers read.
+GENERATIONS = ".generations"
 # The files of a store folder that are not its data, as patterns: RocksDB's lock file, this
-# record and the file a new record is written to before it takes the record's place.
-NOT_DATA = ("LOCK", FILE, f".{FILE}.*")
+# record, the file a new record is written to before it takes the record's place, and a
+# server's snapshots.
+NOT_DATA = ("LOCK", FILE, f".{FILE}.*", GENERATIONS)
 PROGRAM = "benchgraph"
 
 
@@ -38,14 +46,16 @@ def is_data(name: str) -> bool:
 class Holder:
     """Who holds a store's write lock: ``command`` is the benchgraph command (``serve``,
     ``ingest``...), or empty when ``program`` is not benchgraph's command line; ``since`` an
-    ISO 8601 time; ``url`` a server's base URL once it listens. Fields added later are read
-    and written like these (a record is read by name, unknown names ignored)."""
+    ISO 8601 time; ``url`` a server's base URL once it listens; ``secret`` what a server takes
+    as proof that a request comes from its store's owner. Fields added later are read and
+    written like these (a record is read by name, unknown names ignored)."""
 
     pid: int
     command: str
     since: str
     url: str | None = None
     program: str = PROGRAM
+    secret: str | None = None
 
     @classmethod
     def now(cls, command: str | None = None) -> Holder:
@@ -160,10 +170,16 @@ def conflict(location: str, *, serving: bool = False) -> str:
                 f"another server holds the store at {location}: {holder.shown} (pid {pid}{at}); "
                 f"stop it (Ctrl-C or kill {pid}) to serve the store here{use}"
             )
-        read_it = f", or read it through {holder.url}sparql" if holder.url else ""
+        if not holder.url:
+            return (
+                f"the store at {location} is held by {holder.shown} (pid {pid}), which is "
+                "still starting; run this again once it listens (commands then go through it)"
+            )
         return (
-            f"the store at {location} is held by {holder.shown} (pid {pid}{at}): it is "
-            f"read-only while served; stop the server (Ctrl-C or kill {pid}) to write{read_it}"
+            f"the store at {location} is held by {holder.shown} (pid {pid}{at}), which cannot "
+            "be asked to do this: it does not listen on loopback, or runs as another user; "
+            f"stop it (Ctrl-C or kill {pid}) to use the store here, or read it through "
+            f"{holder.url}sparql"
         )
     return (
         f"the store at {location} is being written by {holder.shown} (pid {pid}, since "

@@ -67,6 +67,7 @@ from benchgraph.store import (
     StoreError,
     Term,
     in_view,
+    query_triples,
     replacement,
     statement,
     upgrade_notice,
@@ -216,7 +217,8 @@ class RemoteStore(Store):
         body, media = self._send("answering a query", self.endpoints.query, wrapper)
         try:
             if graph_answer:
-                return _as_query_triples(body, media)
+                fmt = ox.RdfFormat.from_media_type(media) or ox.RdfFormat.N_TRIPLES
+                return query_triples(body, fmt)
             return ox.parse_query_results(body, ox.QueryResultsFormat.JSON)
         except (SyntaxError, ValueError) as error:
             raise StoreError(
@@ -573,17 +575,6 @@ def _http_failure(status: int, detail: str, what: str, endpoint: str, timeout: f
         StoreError(f"{endpoint} failed while {what} (HTTP {status or 'error'}): {detail}"),
         status in _TRANSIENT_STATUS,
     )
-
-
-def _as_query_triples(body: bytes, media: str) -> ox.QueryTriples:
-    """The triples of a CONSTRUCT or DESCRIBE answer as the embedded store gives them (read
-    into a store in memory: the answer is held whole, as the server sent it)."""
-    fmt = ox.RdfFormat.from_media_type(media) or ox.RdfFormat.N_TRIPLES
-    memory = ox.Store()
-    memory.load(body, fmt)
-    answer = memory.query("CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }")
-    assert isinstance(answer, ox.QueryTriples)
-    return answer
 
 
 def _chunks(lines: list[str], budget: int) -> Iterator[list[str]]:

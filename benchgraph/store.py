@@ -20,6 +20,7 @@ named one) is the store.
 
 from __future__ import annotations
 
+import os
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -61,7 +62,8 @@ def open_store(
 ) -> Store:
     """The store at ``location``: a SPARQL server's query endpoint URL, or a folder (created if
     missing, unless ``must_exist``). A store written by an earlier benchgraph is upgraded (its
-    merged view built once), and ``notify`` is told so. Raises StoreError if it cannot be
+    merged view built once), and ``notify`` is told so. A folder a running server holds is
+    reached through that server (:mod:`benchgraph.served`). Raises StoreError if it cannot be
     opened."""
     if is_remote(location):
         from benchgraph.remote import RemoteStore  # only loaded (and SPARQLWrapper) when used
@@ -72,7 +74,24 @@ def open_store(
             f"there is no store at {location}: load pages first with "
             f"`benchgraph ingest --store {location} PAGES...`"
         )
+    serving = holder.live(Path(location))
+    if serving is not None and serving.pid != os.getpid():
+        from benchgraph.served import ServedStore, owner_url
+
+        url = owner_url(serving)
+        if url is not None:
+            return ServedStore(str(location), serving, url)
     return EmbeddedStore(location, notify=notify)
+
+
+def query_triples(body: bytes, fmt: ox.RdfFormat) -> ox.QueryTriples:
+    """The triples of a CONSTRUCT or DESCRIBE answer sent in ``fmt``, as the embedded store
+    gives them (read into a store in memory: the answer is held whole, as it was sent)."""
+    memory = ox.Store()
+    memory.load(body, fmt)
+    answer = memory.query("CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }")
+    assert isinstance(answer, ox.QueryTriples)
+    return answer
 
 
 def statement(triple: ox.Triple) -> str:
@@ -335,8 +354,9 @@ class EmbeddedStore(Store):
     graph is the merged view. A store of the earlier layout (no :data:`LAYOUT_FILE`, page graphs
     present) is upgraded when opened for writing (``notify`` is told), and refused with
     OutdatedStore when opened ``read_only``. Opened for writing, it holds the store's lock and
-    says so in the folder (:mod:`benchgraph.holder`) until closed; a store another holds is
-    refused with a StoreError naming the holder."""
+    says so in the folder (:mod:`benchgraph.holder`: ``record``, by default this process as
+    it runs) until closed; a store another holds is refused with a StoreError naming the
+    holder."""
 
     # The store keeps what it was given in memory until it is flushed to its files: without a
     # flush now and then, a long ingest grows by about what it writes (measured: 0.6 MB a page).
@@ -348,7 +368,12 @@ class EmbeddedStore(Store):
     LAYOUT = '{"layout": 2, "default graph": "the merged view of the page graphs"}\n'
 
     def __init__(
-        self, location: str | Path, *, read_only: bool = False, notify: Notify | None = None
+        self,
+        location: str | Path,
+        *,
+        read_only: bool = False,
+        notify: Notify | None = None,
+        record: holder.Holder | None = None,
     ) -> None:
         self.location = str(location)
         try:
@@ -359,12 +384,13 @@ class EmbeddedStore(Store):
                 self._store = ox.Store(self.location)
         except OSError as error:
             if holder.is_lock_conflict(error):
-                raise StoreError(holder.conflict(self.location)) from None
+                serving = record is not None and record.is_server
+                raise StoreError(holder.conflict(self.location, serving=serving)) from None
             raise StoreError(f"cannot open the store at {self.location}: {error}") from None
         self._read_only = read_only
         self._unflushed = 0
         if not read_only:
-            self._hold()
+            self._hold(record or holder.Holder.now())
         layout = Path(self.location) / self.LAYOUT_FILE
         try:
             if not layout.is_file():
@@ -373,11 +399,11 @@ class EmbeddedStore(Store):
             self._release()
             raise
 
-    def _hold(self) -> None:
+    def _hold(self, record: holder.Holder) -> None:
         """Say in the store folder that this process holds its write lock, now taken (a
         record found there is stale: its process held the lock no more)."""
         try:
-            holder.write(Path(self.location), holder.Holder.now())
+            holder.write(Path(self.location), record)
         except OSError as error:
             self._release()
             raise StoreError(
@@ -462,6 +488,17 @@ class EmbeddedStore(Store):
         if self._unflushed > self.FLUSH_BYTES:
             self._store.flush()
             self._unflushed = 0
+
+    def snapshot(self, target: Path) -> None:
+        """Write a copy of the store as it is now to the folder ``target`` (which must not
+        exist): hard links to the store's files, so it costs little room and time, and a
+        store of its own that can be opened read-only while this one goes on being written.
+        Raises StoreError."""
+        try:
+            self._store.backup(str(target))
+            (target / self.LAYOUT_FILE).write_text(self.LAYOUT, encoding="utf-8")
+        except OSError as error:
+            raise StoreError(f"cannot snapshot the store at {self.location}: {error}") from None
 
     def graph_triples(self, graph: str | None) -> Iterator[ox.Triple]:
         name = ox.DefaultGraph() if graph is None else ox.NamedNode(graph)

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from flask import Flask
 
 from benchgraph import queries, settings
-from server import cors, docs, dumps, errors, linked, named, site, sparql
+from server import cors, docs, dumps, errors, linked, named, private, site, sparql
 from server.backend import Backend
 
 
@@ -46,5 +46,6 @@ def create_app(config: Mapping[str, object] | None = None) -> Flask:
     app.register_blueprint(linked.blueprint)
     app.register_blueprint(dumps.blueprint)
     app.register_blueprint(site.blueprint)
+    app.register_blueprint(private.blueprint)
     cors.register(app, str(values["cors_origins"]))
     return app

@@ -196,9 +196,13 @@ class Backend:
                 self._dumps = Path(tempfile.mkdtemp(prefix="benchgraph-dumps-"))
                 atexit.register(shutil.rmtree, self._dumps, True)
             lock = self._dump_locks.setdefault(key, threading.Lock())
-        path = self._dumps / f"{self.pool.generation.tag}.{key}"
+        tag = self.pool.generation.tag
+        path = self._dumps / f"{tag}.{key}"
         with lock:
             if not path.is_file():
+                for older in self._dumps.glob(f"*.{key}"):  # of generations no longer served
+                    if not older.name.startswith(f"{tag}."):
+                        older.unlink(missing_ok=True)
                 part = path.with_name(path.name + ".part")
                 self.run(DumpJob(key, str(part)), float(self.config["dump_timeout"]))
                 os.replace(part, path)

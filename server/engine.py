@@ -176,6 +176,8 @@ def dump(store: Store, job: DumpJob) -> Answer | Failure:
 
 
 def _serve(conn: Connection, location: str) -> None:
+    """Open the generation at ``location``, then answer each job on the generation it comes
+    with, opening that one first when it is another (the store has been written meanwhile)."""
     try:
         store = EmbeddedStore(location, read_only=True)
         graphs = store.named_graphs()
@@ -185,9 +187,16 @@ def _serve(conn: Connection, location: str) -> None:
     conn.send(("ready", graphs))
     while True:
         try:
-            job = conn.recv()
+            reading, job = conn.recv()
         except (EOFError, OSError):
             return
+        if reading != location:
+            store.close()
+            try:
+                store, location = EmbeddedStore(reading, read_only=True), reading
+            except StoreError as error:
+                conn.send(Failure("store", str(error)))
+                return  # the pool replaces a worker that ended
         conn.send(dump(store, job) if isinstance(job, DumpJob) else execute(store, job))
 
 

@@ -26,7 +26,8 @@ from benchgraph.remote import RemoteStore, StoreTimeout
 from benchgraph.store import StoreError
 from server import engine
 from server.engine import Answer, DumpJob, Failure, Job
-from server.workers import Busy, Generation, PoolError, TimedOut
+from server.generation import Generation
+from server.workers import Busy, PoolError, TimedOut
 
 REFRESH_SECONDS = 1.0
 

@@ -20,22 +20,21 @@ so). That dumps are bounded too is by design: they stream in every format (a Tur
 10,000 pages peaks at 143 MB), far under the default limit (``RELIABILITY.md`` has the
 figures).
 
-While the pool runs it holds the store's write lock (the ``LOCK`` file RocksDB itself locks),
-and says so in the store folder (:mod:`benchgraph.holder`: its pid, and the URL once the server
-listens), so nothing can write the store under the readers: ``benchgraph ingest`` fails cleanly,
-told which server holds the store, until the server stops. The data therefore cannot change
-while serving, which makes the store's *generation* (a fingerprint of its data files) a valid
-cache key and ETag.
+While the pool runs it holds the store open for writing (:class:`server.holding.HeldStore`:
+RocksDB's lock, and a record in the store folder with its pid, the URL once the server listens,
+and the secret other commands write with through the server), and the workers read the
+store's latest published *generation*, a snapshot no one writes: each job is sent with the
+generation it runs on, and a worker opens a new one on its first job there. A generation no
+worker reads any more is deleted. The generation's tag keys the answer cache and the ETags.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import hashlib
 import itertools
 import logging
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -51,6 +50,8 @@ from benchgraph import holder
 from benchgraph.store import StoreError
 from server import memory
 from server.engine import Answer, DumpJob, Failure, Job
+from server.generation import Generation
+from server.holding import HeldStore
 
 _log = logging.getLogger(__name__)
 # A worker is a fresh interpreter (never a fork of the threaded server) that imports only the
@@ -105,14 +106,6 @@ class _Running:
     preemptible: bool
 
 
-@dataclass(frozen=True)
-class Generation:
-    """Which state of the store is being served: a fingerprint of its files and their time."""
-
-    tag: str
-    modified: datetime
-
-
 class _Worker:
     def __init__(self, location: str, memory_limit: int | None) -> None:
         mine, theirs = socket.socketpair()
@@ -124,6 +117,7 @@ class _Worker:
                 stdin=subprocess.DEVNULL,
             )
         self.conn = Connection(mine.detach())
+        self.location = location  # the generation it reads, or will on its next job
         self.ready = False
         self.preempted = False  # stopped to make room for waiting requests
         self.over_memory = False  # stopped for passing the memory limit
@@ -156,40 +150,6 @@ class _Worker:
             self.process.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):  # reaped later by the kernel
             self.process.wait(5)
-
-
-def _lock(location: Path) -> int:
-    """Take the store's write lock, as RocksDB does, and record this server as its holder;
-    raise StoreError, naming the holder, if someone holds it."""
-    fd = os.open(location / "LOCK", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        raise StoreError(holder.conflict(str(location), serving=True)) from None
-    try:
-        holder.write(location, holder.Holder.now("serve"))
-    except OSError as error:
-        os.close(fd)
-        raise StoreError(
-            f"cannot write {location / holder.FILE}, which says who holds the store: {error}"
-        ) from None
-    return fd
-
-
-def fingerprint(location: Path) -> Generation:
-    """The store's generation: a digest of its data files' names, sizes and times (its text
-    logs, lock and holder record left out)."""
-    digest = hashlib.sha256()
-    newest = 0.0
-    for path in sorted(location.iterdir()):
-        if not holder.is_data(path.name) or path.name.startswith("LOG") or not path.is_file():
-            continue
-        stat = path.stat()
-        digest.update(f"{path.name}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
-        newest = max(newest, stat.st_mtime)
-    modified = datetime.fromtimestamp(int(newest), UTC)
-    return Generation(digest.hexdigest()[:20], modified)
 
 
 class WorkerPool:
@@ -226,14 +186,16 @@ class WorkerPool:
         self._spares: deque[_Worker] = deque()  # started, to take a stopped worker's place
         self.spare_count = spares
         self._all: set[_Worker] = set()
-        self._lock_fd: int | None = None
+        self.held: HeldStore | None = None
+        self._reading = str(self.location)  # the generation the next job runs on
         self._started = False
 
     def start(self) -> None:
-        """Lock the store, start the workers and wait for the first to open it.
+        """Hold the store, publish its first generation, start the workers and wait for the
+        first to open it.
 
-        Raises StoreError when there is no store at the location, when it is locked for
-        writing, or when it cannot be opened. Calling it again does nothing.
+        Raises StoreError when there is no store at the location, when another process holds
+        it (named), or when it cannot be opened. Calling it again does nothing.
         """
         with self._guard:
             if self._started:
@@ -243,16 +205,18 @@ class WorkerPool:
                     f"there is no store at {self.location}: load pages first with "
                     f"`benchgraph ingest --store {self.location} PAGES...`"
                 )
-            self._lock_fd = _lock(self.location)
+            self.held = HeldStore(self.location, secrets.token_urlsafe(32), self._switch)
             try:
+                first = self.held.open()
+                self._reading, self.generation = str(first.location), first.generation
                 workers = [self._spawn() for _ in range(self.size)]
                 self._spares.extend(self._spawn() for _ in range(self.spare_count))
                 self._all.update(workers, self._spares)
-                self.graphs = workers[0].wait_ready(self.start_timeout)
+                workers[0].wait_ready(self.start_timeout)
+                self.graphs = first.graphs
             except BaseException:
                 self._close_locked()
                 raise
-            self.generation = fingerprint(self.location)
             self._idle.extend(workers)
             self._started = True
             self._changed.notify_all()
@@ -286,7 +250,9 @@ class WorkerPool:
                         "no query worker is available right now; try again shortly"
                     ) from None
             self._begin(worker, preemptible=isinstance(job, Job) and job.preemptible)
-            worker.conn.send(job)
+            with self._guard:
+                worker.location = self._reading
+            worker.conn.send((worker.location, job))
             if not self._wait(worker, limit):
                 self._replace(worker)
                 if isinstance(job, DumpJob):
@@ -397,10 +363,23 @@ class WorkerPool:
         oldest.process.kill()  # its request's thread sees the end and replaces it
         return now + self.share
 
+    def _switch(self, location: Path, generation: Generation, graphs: list[str]) -> None:
+        """Make the generation at ``location`` the one the next jobs run on (the store holding
+        ``graphs``), and delete those no worker reads any more."""
+        with self._guard:
+            self._reading, self.generation, self.graphs = str(location), generation, graphs
+            self._discard()
+
+    def _discard(self) -> None:
+        """Delete the generations no worker reads (with the lock held)."""
+        if self.held is not None:
+            reading = {Path(w.location) for w in self._all} | {Path(self._reading)}
+            self.held.discard(reading)
+
     def serving(self, url: str) -> None:
         """Add the URL the server listens at, ``url``, to the record of the store's holder."""
         with self._guard:
-            if self._lock_fd is None:
+            if self.held is None:
                 return
             found = holder.read(self.location)
             if found is None or found.pid != os.getpid():
@@ -416,7 +395,7 @@ class WorkerPool:
             return len(self._running)
 
     def _spawn(self) -> _Worker:
-        return _Worker(str(self.location), self.memory_limit)
+        return _Worker(self._reading, self.memory_limit)
 
     def _begin(self, worker: _Worker, preemptible: bool) -> None:
         with self._changed:
@@ -431,6 +410,7 @@ class WorkerPool:
             if not (worker.preempted or worker.over_memory):
                 self._idle.append(worker)
                 self._changed.notify_all()
+                self._discard()  # the generation it read before this job may be free now
                 return
         self._replace(worker)
 
@@ -468,7 +448,6 @@ class WorkerPool:
         self._running.clear()
         self._freeing = 0
         self._changed.notify_all()
-        if self._lock_fd is not None:
-            holder.release(self.location)
-            os.close(self._lock_fd)
-            self._lock_fd = None
+        if self.held is not None:
+            self.held.close()
+            self.held = None

@@ -19,7 +19,7 @@ import pytest
 from support import PATIENCE, REPO, run_cli
 
 from benchgraph import holder
-from server.workers import fingerprint
+from server.generation import fingerprint
 
 ROCKSDB_WORDS = ("LOCK", "Resource temporarily unavailable", "IO error")
 COMMANDS = {
@@ -90,14 +90,16 @@ def test_the_generation_ignores_the_holder_record(scratch_store: Path, http: Any
     assert fingerprint(scratch_store) == before
     live = http.Live(scratch_store)
     try:
-        # The server read its generation before its record held the URL; the record now does.
+        # The server took its generation before its record held the URL; the record now does.
         assert record(scratch_store)["url"] == live.url
         reply = http.fetch(f"{live.url}dump.nt")
         assert reply.status == 200
-        assert reply.headers["etag"].strip('"').startswith(fingerprint(scratch_store).tag + "-")
+        [served] = (scratch_store / holder.GENERATIONS).iterdir()  # the one snapshot read
+        assert not (served / holder.FILE).exists()
+        assert reply.headers["etag"].strip('"').startswith(fingerprint(served).tag + "-")
     finally:
         assert live.stop() == 0
-    assert fingerprint(scratch_store) == before
+    assert not (scratch_store / holder.GENERATIONS).exists()
 
 
 def test_a_stale_record_is_ignored_and_replaced(scratch_store: Path, http: Any) -> None:

@@ -1,0 +1,167 @@
+"""The embedded store a server holds: its one writer, and the generations its readers see.
+
+While ``benchgraph serve`` runs, it holds its store open for writing (RocksDB's lock, and the
+record :mod:`benchgraph.holder` writes, with the secret that other commands present when they
+go through the server: :mod:`benchgraph.served`). Every write is one transaction (a page and its
+validation report; a page removed), one at a time.
+
+The query workers never read the store being written: pyoxigraph leaves a read-only store that
+another process writes undefined. They read *generations*: snapshots of the store taken between
+two writes (hard links, some 20 ms; :meth:`benchgraph.store.EmbeddedStore.snapshot`) in the
+store's ``.generations`` folder. Publishing one moves the pool to it at once: each worker's next
+job runs on it, and the answer cache, ETags and Last-Modified follow its tag; the answers warmed
+for the generation before are warmed again in the background (:class:`server.named.Warmer`).
+While writes go on, a generation is published at most every :data:`PUBLISH_SECONDS`; a command
+that wrote asks for one when it ends and waits for it, so the next request sees its last page.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TypeVar
+
+from benchgraph import holder
+from benchgraph.cli import notice
+from benchgraph.store import EmbeddedStore, StoreError
+from server.generation import Generation, fingerprint
+
+_log = logging.getLogger(__name__)
+T = TypeVar("T")
+# While pages are written, readers move to a new generation at most this often.
+PUBLISH_SECONDS = 0.5
+
+Published = Callable[[Path, Generation, list[str]], None]
+
+
+@dataclass(frozen=True)
+class Publication:
+    """A generation published: its folder, its tag and time, the store's named graphs."""
+
+    location: Path
+    generation: Generation
+    graphs: list[str]
+
+
+class HeldStore:
+    """The store at ``location``, held for writing; ``published`` is told of each generation
+    (its folder, its tag and time, the store's named graphs) as it becomes the one to read."""
+
+    def __init__(self, location: Path, secret: str, published: Published) -> None:
+        self.location = location
+        self.secret = secret
+        self.folder = location / holder.GENERATIONS
+        self._published = published
+        self._store: EmbeddedStore | None = None
+        self._writing = threading.Lock()  # one write or snapshot at a time
+        self._changed = threading.Condition()
+        self._dirty = False  # written since the last generation
+        self._last = 0.0  # when the last generation was published
+        self._sequence = 0
+        self._stopping = False
+        self._thread = threading.Thread(target=self._publish_often, name="benchgraph-publisher")
+
+    def open(self) -> Publication:
+        """Open the store for writing and take its first generation, which it returns (the
+        later ones are told to ``published``). Raises StoreError naming the holder when
+        another process holds the store, or when it cannot be opened."""
+        # The time of the data as it was left, before opening it writes RocksDB's own files.
+        modified = fingerprint(self.location).modified
+        record = replace(holder.Holder.now("serve"), secret=self.secret)
+        # A store of the earlier layout is upgraded here, as by any command that writes.
+        self._store = EmbeddedStore(self.location, record=record, notify=notice)
+        try:
+            shutil.rmtree(self.folder, ignore_errors=True)  # a server killed left them
+            self.folder.mkdir()
+            with self._writing:
+                first = self._snapshot()
+        except BaseException:
+            self._store.close()
+            self._store = None
+            raise
+        self._thread.start()
+        return replace(first, generation=replace(first.generation, modified=modified))
+
+    @property
+    def store(self) -> EmbeddedStore:
+        """The store itself, to read (reads see whole transactions) or, in :meth:`write`, to
+        write."""
+        if self._store is None:
+            raise StoreError(f"the store at {self.location} is not open")
+        return self._store
+
+    def write(self, change: Callable[[EmbeddedStore], T]) -> T:
+        """Run ``change`` on the store, alone among writes; its result. A new generation is
+        published soon after (see :meth:`publish`). Raises what ``change`` raises."""
+        with self._writing:
+            try:
+                return change(self.store)
+            finally:
+                with self._changed:
+                    self._dirty = True
+                    self._changed.notify_all()
+
+    def publish(self) -> None:
+        """Publish a generation now if the store was written since the last one; return once
+        readers see it. Raises StoreError when the snapshot cannot be taken."""
+        with self._writing:
+            if self._dirty:
+                self._publish()
+
+    def _publish(self) -> None:
+        """Snapshot the store and make it the generation to read (with the write lock held)."""
+        found = self._snapshot()
+        self._published(found.location, found.generation, found.graphs)
+
+    def _snapshot(self) -> Publication:
+        """A new generation: the store as it is now (with the write lock held)."""
+        with self._changed:
+            self._dirty = False
+        self._sequence += 1
+        target = self.folder / f"{self._sequence:08d}"
+        self.store.snapshot(target)
+        self._last = time.monotonic()
+        return Publication(target, fingerprint(target), self.store.named_graphs())
+
+    def _publish_often(self) -> None:
+        """Publish what was written, at most every PUBLISH_SECONDS, until closed."""
+        while True:
+            with self._changed:
+                while not (self._dirty or self._stopping):
+                    self._changed.wait()
+                if self._stopping:
+                    return
+                pause = self._last + PUBLISH_SECONDS - time.monotonic()
+                if pause > 0:
+                    self._changed.wait(pause)
+                    continue
+            try:
+                self.publish()
+            except StoreError as error:  # readers keep the generation they have
+                _log.error("a new generation of the store cannot be published: %s", error)
+                with self._changed:
+                    self._changed.wait(PUBLISH_SECONDS)
+
+    def discard(self, keep: set[Path]) -> None:
+        """Delete the generations but those in ``keep`` (those a worker may still read)."""
+        for found in self.folder.iterdir() if self.folder.is_dir() else ():
+            if found not in keep:
+                shutil.rmtree(found, ignore_errors=True)
+
+    def close(self) -> None:
+        """Stop publishing, close the store (releasing it) and delete the generations."""
+        with self._changed:
+            self._stopping = True
+            self._changed.notify_all()
+        if self._thread.is_alive():
+            self._thread.join()
+        with self._writing:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+        shutil.rmtree(self.folder, ignore_errors=True)

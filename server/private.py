@@ -1,0 +1,184 @@
+"""The store's owner's path through the server: ``/_store/...``, how the other commands read
+and write an embedded store while ``benchgraph serve`` holds it (:mod:`benchgraph.served`).
+
+A request is taken only from loopback and only with the secret of the store's holder record
+(``Authorization: Bearer ...``), which only the store's owner can read; else 401 in the error
+shape. With a remote store, or before the server holds its store, the routes answer 404.
+Nothing here is the public surface: ``/sparql`` stays read-only.
+
+- ``POST /_store/query``: ``query`` (text, bindings written in), optional JSON lists
+  ``default_graph`` and ``named_graphs``, optional ``base_iri``; SPARQL JSON results, or
+  N-Triples for a graph.
+- ``GET /_store/graphs``: the named graphs, JSON. ``GET /_store/triples[?graph=G]``: a named
+  graph's (or the merged view's) triples, N-Triples. ``GET /_store/quads``: every quad, N-Quads;
+  both streamed.
+- ``POST /_store/replace?graph=G...``: replace the graphs named with the N-Quads of the body
+  (gzip), in one transaction. ``POST /_store/update?what=W``: run the update of the body (one
+  the store module builds) as one transaction. ``POST /_store/publish``: readers see what was
+  written once it answers.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hmac
+import ipaddress
+import json
+import zlib
+from collections.abc import Callable, Iterator
+
+import pyoxigraph as ox
+from flask import Blueprint, Response, request
+
+from benchgraph.store import EmbeddedStore, StoreError
+from server.backend import current
+from server.errors import ApiError
+from server.holding import HeldStore
+from server.workers import WorkerPool
+
+blueprint = Blueprint("private", __name__, url_prefix="/_store")
+QUADS_PER_CHUNK = 10_000
+SPARQL_JSON = "application/sparql-results+json"
+
+
+def _held() -> HeldStore:
+    """The held store, once the request is shown to come from its owner; else ApiError."""
+    pool = current().pool
+    held = pool.held if isinstance(pool, WorkerPool) else None
+    if held is None:
+        raise ApiError(404, f"nothing at {request.path}")
+    try:
+        loopback = ipaddress.ip_address(request.remote_addr or "").is_loopback
+    except ValueError:
+        loopback = False
+    given = request.headers.get("Authorization", "")
+    expected = f"Bearer {held.secret}"
+    if not loopback or not hmac.compare_digest(given.encode(), expected.encode()):
+        raise ApiError(
+            401,
+            "this path is the store owner's: it takes requests from this machine with the "
+            "secret of the store's holder record only",
+            {"WWW-Authenticate": 'Bearer realm="benchgraph store"'},
+        )
+    request.max_content_length = None  # the owner's pages: bounded by the server only
+    return held
+
+
+def _list(name: str) -> list[str] | None:
+    given = request.form.get(name)
+    if given is None:
+        return None
+    found = json.loads(given)
+    if not (isinstance(found, list) and all(isinstance(g, str) for g in found)):
+        raise ApiError(400, f"{name} must be a JSON list of graph names")
+    return found
+
+
+@blueprint.post("/query")
+def query() -> Response:
+    """Run a read query on the store being written (no time limit: the owner's own)."""
+    store = _held().store
+    text = request.form.get("query")
+    if text is None:
+        raise ApiError(400, "the query parameter is missing")
+    try:
+        answer = store.query(
+            text,
+            default_graph=_list("default_graph"),
+            named_graphs=_list("named_graphs"),
+            base_iri=request.form.get("base_iri"),
+        )
+    except SyntaxError as error:
+        raise ApiError(400, f"malformed query: {error}") from None
+    except StoreError as error:
+        raise ApiError(503, str(error)) from None
+    if isinstance(answer, ox.QueryTriples):
+        body = answer.serialize(format=ox.RdfFormat.N_TRIPLES)
+        return Response(body, content_type="application/n-triples")
+    body = answer.serialize(format=ox.QueryResultsFormat.JSON)
+    return Response(body, content_type=SPARQL_JSON)
+
+
+@blueprint.get("/graphs")
+def graphs() -> Response:
+    return Response(json.dumps(_held().store.named_graphs()), content_type="application/json")
+
+
+def _streamed(quads: Iterator[ox.Quad], fmt: ox.RdfFormat) -> Iterator[bytes]:
+    chunk: list[ox.Quad] = []
+    for quad in quads:
+        chunk.append(quad)
+        if len(chunk) == QUADS_PER_CHUNK:
+            yield ox.serialize(chunk, format=fmt) or b""
+            chunk = []
+    if chunk:
+        yield ox.serialize(chunk, format=fmt) or b""
+
+
+@blueprint.get("/triples")
+def triples() -> Response:
+    store = _held().store
+    graph = request.args.get("graph")
+    found = (ox.Quad(t.subject, t.predicate, t.object) for t in store.graph_triples(graph))
+    return Response(_streamed(found, ox.RdfFormat.N_TRIPLES), content_type="application/n-triples")
+
+
+@blueprint.get("/quads")
+def quads() -> Response:
+    store = _held().store
+    found = _streamed(store.quads(), ox.RdfFormat.N_QUADS)
+    return Response(found, content_type="application/n-quads")
+
+
+@blueprint.post("/replace")
+def replace() -> Response:
+    held = _held()
+    names = request.args.getlist("graph")
+    try:
+        data = gzip.decompress(request.get_data())
+        parsed = list(ox.parse(data, format=ox.RdfFormat.N_QUADS))
+    except (OSError, EOFError, zlib.error, SyntaxError) as error:
+        raise ApiError(400, f"the graphs sent cannot be read: {error}") from None
+    contents: dict[str, list[ox.Triple]] = {name: [] for name in names}
+    for quad in parsed:
+        graph = quad.graph_name
+        if not isinstance(graph, ox.NamedNode) or graph.value not in contents:
+            raise ApiError(400, f"a quad sent is in a graph not named: {graph}")
+        contents[graph.value].append(quad.triple)
+
+    def write(store: EmbeddedStore) -> None:
+        store.replace_graphs(contents)
+
+    _written(held, write)
+    return Response(status=204)
+
+
+@blueprint.post("/update")
+def update() -> Response:
+    held = _held()
+    what = request.args.get("what", "updating the store")
+    text = request.get_data(as_text=True)
+
+    def write(store: EmbeddedStore) -> None:
+        store.update(what, text)
+
+    _written(held, write)
+    return Response(status=204)
+
+
+def _written(held: HeldStore, change: Callable[[EmbeddedStore], None]) -> None:
+    try:
+        held.write(change)
+    except StoreError as error:
+        raise ApiError(503, str(error)) from None
+
+
+@blueprint.post("/publish")
+def publish() -> Response:
+    held = _held()
+    try:
+        held.publish()
+    except StoreError as error:
+        raise ApiError(503, str(error)) from None
+    return Response(json.dumps({"generation": current().pool.generation.tag}),
+                    content_type="application/json")  # fmt: skip
