@@ -17,9 +17,17 @@ README = (REPO / "README.md").read_text(encoding="utf-8")
 SERVED = "http://127.0.0.1:8080/"
 
 
+CURATORS_LOOP = "<!-- the curator's loop: tests/test_readme.py runs this block in order -->"
+
+
 def blocks() -> list[str]:
-    """The README's shell blocks."""
-    return re.findall(r"```sh\n(.*?)```", README, re.S)
+    """The README's shell blocks but the curator's loop (which changes its store)."""
+    return re.findall(r"```sh\n(.*?)```", README.replace(CURATORS_LOOP + "\n```sh", ""), re.S)
+
+
+def curators_loop() -> list[str]:
+    """The lines of the curator's loop block."""
+    return README.split(CURATORS_LOOP + "\n```sh\n", 1)[1].split("```", 1)[0].splitlines()
 
 
 def quickstart() -> str:
@@ -66,8 +74,20 @@ CURLS = [
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
 @pytest.mark.parametrize("line", CURLS, ids=[c[5:70] for c in CURLS])
 def test_every_curl_example_answers_as_the_readme_says(served: Live, line: str) -> None:
+    body, status, comment = run_curl(line, served.url)
+    said = re.match(r"\s*(\d{3})\b", comment)
+    assert status == (said.group(1) if said else "200"), body[:500]
+    for quoted in re.findall(r'"([^"]+)"', comment):  # what the comment says the body holds
+        assert quoted in body, (quoted, body[:500])
+    if not said:
+        assert len(body.strip().splitlines()) >= 2 or len(body) > 200, body  # more than a header
+
+
+def run_curl(line: str, url: str) -> tuple[str, str, str]:
+    """Run the README's curl ``line`` against the server at ``url``: the body, the status and
+    the comment that says what comes back."""
     command, _, comment = line.partition("   #")
-    words = [w.replace(SERVED, served.url) for w in shlex.split(command)]
+    words = [w.replace(SERVED, url) for w in shlex.split(command)]
     done = subprocess.run(
         [*words, "--silent", "--show-error", "--write-out", "\n%{http_code}"],
         capture_output=True,
@@ -76,9 +96,36 @@ def test_every_curl_example_answers_as_the_readme_says(served: Live, line: str) 
     )
     assert done.returncode == 0, done.stderr
     body, _, status = done.stdout.rpartition("\n")
-    said = re.match(r"\s*(\d{3})\b", comment)
-    assert status == (said.group(1) if said else "200"), body[:500]
-    for quoted in re.findall(r'"([^"]+)"', comment):  # what the comment says the body holds
-        assert quoted in body, (quoted, body[:500])
-    if not said:
-        assert len(body.strip().splitlines()) >= 2 or len(body) > 200, body  # more than a header
+    return body, status, comment
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_the_curators_loop_runs_as_the_readme_shows(tmp_path: Path) -> None:
+    """Serve, ingest into the server, see the site change, withdraw the page: each command's
+    output is the one shown under it, and the server is up throughout."""
+    store = tmp_path / "store"
+    assert run_cli("ingest", "examples/", store=store).returncode == 0
+    lines = curators_loop()
+    assert lines[0].startswith("benchgraph serve &")
+    live = Live(store)
+    try:
+        for number, line in enumerate(lines[1:], start=1):
+            if line.startswith("benchgraph "):
+                shown = []
+                for after in lines[number + 1 :]:
+                    if not after.startswith("# "):
+                        break
+                    shown.append(after[2:])
+                done = run_cli(*shlex.split(line.split("  #", 1)[0])[1:], store=store)
+                assert done.returncode == 0, done.stderr
+                assert done.stdout.splitlines() == shown, line
+            elif line.startswith("curl "):
+                body, status, comment = run_curl(line, live.url)
+                assert status == "200", body[:500]
+                for quoted in re.findall(r'"([^"]+)"', comment):
+                    assert quoted in body, (quoted, body[:500])
+        assert live.process.poll() is None
+        body, _, _ = run_curl(next(x for x in lines if x.startswith("curl ")), live.url)
+        assert "NoCaps" not in body  # withdrawn, and the site says so at once
+    finally:
+        assert live.stop() == 0

@@ -121,7 +121,8 @@ def test_the_owners_path_takes_nothing_without_the_secret(scratch_store: Path, h
         url = live.url + "_store/update"
         ask = http.url(live.sparql, query="ASK { ?s ?p ?o }")
         for headers in ({}, {"Authorization": "Bearer nope"}, {"Authorization": record.secret}):
-            reply = http.fetch(url, b"DROP ALL", Content_Type="application/sparql-update", **headers)
+            kind = {"Content_Type": "application/sparql-update"}
+            reply = http.fetch(url, b"DROP ALL", **kind, **headers)
             assert reply.status == 401 and reply.json()["status"] == 401
             assert reply.headers["www-authenticate"].startswith("Bearer")
             assert http.fetch(ask).json()["boolean"] is True  # still all there
