@@ -14,6 +14,7 @@ its port if it listens on every address, and refused otherwise.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import http.client
 import json
@@ -93,10 +94,13 @@ class ServedStore(Store):
                 ) from None
 
     def close(self) -> None:
-        """Once something was written: wait until the server's readers see it."""
+        """Once something was written: wait until the server's readers see it. A server that
+        cannot be asked any more is not waited for: what it wrote is in the store, and a
+        server still up publishes it by itself (a command's own failure is what it reports)."""
         if self._wrote:
-            self._read("publishing what was written", "publish", b"")
             self._wrote = False
+            with contextlib.suppress(StoreError):
+                self._read("publishing what was written", "publish", b"")
 
     def replace_graphs(self, contents: Mapping[str, Iterable[ox.Triple]]) -> None:
         names = [graph for graph in contents]

@@ -40,13 +40,13 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         description="Serve the store read-only over HTTP: the SPARQL 1.1 endpoint at /sparql, "
         "the named queries at /queries, the OpenAPI document at /openapi.json, the resources at "
         "/id/..., the browsable site at /site, dumps at /dump.*, VoID at /void. The store must "
-        "exist (benchgraph ingest). While the server runs it is the store's one writer: the other "
-        "commands on the store (ingest, remove, query, export...) go through it, and its "
-        "readers see each page they write at once. The named queries that take no parameter are answered in the "
-        "background at start (and after each change of a remote store), one at a time within "
-        "the dump time limit, so that their first request is answered from the cache. Stops "
-        "gracefully on SIGTERM or Ctrl-C. Exit codes: 0 stopped; 2 a bad setting, a store that "
-        "cannot be opened, or a port that cannot be bound.",
+        "exist (benchgraph ingest). While the server runs it is the store's one writer: the "
+        "other commands on the store (ingest, remove, query, export...) go through it, and its "
+        "readers see each page they write at once. The named queries that take no parameter "
+        "are answered in the background at start and after each change of the store, one at "
+        "a time within the dump time limit, so that their first request is answered from the "
+        "cache. Stops gracefully on SIGTERM or Ctrl-C. Exit codes: 0 stopped; 2 a bad setting, "
+        "a store that cannot be opened, or a port that cannot be bound.",
     )
     store_option(serve)
     for s in settings.SETTINGS:

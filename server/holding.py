@@ -64,7 +64,9 @@ class HeldStore:
         self._last = 0.0  # when the last generation was published
         self._sequence = 0
         self._stopping = False
-        self._thread = threading.Thread(target=self._publish_often, name="benchgraph-publisher")
+        self._thread = threading.Thread(
+            target=self._publish_often, name="benchgraph-publisher", daemon=True
+        )
 
     def open(self) -> Publication:
         """Open the store for writing and take its first generation, which it returns (the

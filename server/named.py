@@ -189,8 +189,9 @@ class Warmer:
     holds at most one query worker, and does not run with a single worker), each limited to the
     ``dump_timeout`` setting, in the default formats (SPARQL JSON results, Turtle), and pins
     each answer in the cache under the key a request looks up. The generation is read every
-    ``WARM_POLL_SECONDS``: an embedded store's stays the same while serving, a remote store's
-    changes with ingests and is warmed once it has stayed the same for one look. A change
+    ``WARM_POLL_SECONDS``: it changes with each generation an embedded store's server publishes
+    (:mod:`server.holding`) and with each write to a remote store, and is warmed once it has
+    stayed the same for one look (readers meanwhile are answered as any request is). A change
     midway stops the pass; the new generation is warmed next. Failures are logged, not raised.
     """
 
