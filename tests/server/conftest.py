@@ -22,7 +22,7 @@ from live import Live
 from support import EXAMPLES, SEEDS, Index
 
 from benchgraph import holder
-from benchgraph.store import EmbeddedStore
+from benchgraph.store import EmbeddedStore, open_store
 from ingest.loader import ingest_file
 from server.app import create_app
 
@@ -49,7 +49,7 @@ def seeds_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def seeds_index(seeds_store: Path) -> Index:
     """The seeds store's statements (every graph), read directly: the facts answers are held to."""
-    with EmbeddedStore(seeds_store, read_only=True) as store:
+    with open_store(seeds_store, must_exist=True) as store:  # through its server, if served
         return Index(set(store.quads()))
 
 

@@ -56,16 +56,27 @@ def write_stale(store: Path, command: str = "ingest") -> int:
     return pid
 
 
-@pytest.mark.parametrize("command", sorted(COMMANDS))
-def test_a_served_store_refuses_commands_naming_the_server_and_its_url(
-    server: Any, command: str
+def test_a_server_that_cannot_be_gone_through_is_named_with_what_to_do(
+    scratch_store: Path, http: Any
 ) -> None:
-    done = run_cli(*COMMANDS[command], store=server.store)
-    assert done.returncode == 2, done.stderr
-    pid = server.process.pid
-    assert f"held by `benchgraph serve` (pid {pid}, serving {server.url})" in done.stderr
-    assert f"kill {pid}" in done.stderr and f"read it through {server.sparql}" in done.stderr
-    assert_plain(done.stderr)
+    """Commands go through the server that holds their store; one that listens elsewhere than
+    on loopback (or whose secret they cannot read) cannot be asked, and they say so."""
+    live = http.Live(scratch_store)
+    try:
+        pid = live.process.pid
+        served = holder.read(scratch_store)
+        assert served is not None and served.secret
+        elsewhere = "http://192.0.2.7:8080/"  # as a server bound to a public address says
+        holder.write(scratch_store, holder.Holder(pid, "serve", served.since, elsewhere))
+        for command in sorted(COMMANDS):
+            done = run_cli(*COMMANDS[command], store=scratch_store)
+            assert done.returncode == 2, (command, done.stderr)
+            assert f"held by `benchgraph serve` (pid {pid}, serving {elsewhere})" in done.stderr
+            assert "does not listen on loopback" in done.stderr and f"kill {pid}" in done.stderr
+            assert f"read it through {elsewhere}sparql" in done.stderr
+            assert_plain(done.stderr)
+    finally:
+        assert live.stop() == 0
 
 
 def test_the_record_of_a_server_is_private_names_its_url_and_goes_when_it_stops(

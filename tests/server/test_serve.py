@@ -97,27 +97,6 @@ def test_a_malformed_query_header_stops_serve_naming_file_and_line(
     assert f"{bad}:2:" in done.stderr and "malformed parameter" in done.stderr
 
 
-def data_files(store: Path) -> dict[str, int]:
-    """The store's files but its text logs (RocksDB rotates LOG even when it cannot open)."""
-    return {p.name: p.stat().st_size for p in store.iterdir() if not p.name.startswith("LOG")}
-
-
-def test_ingest_while_serving_is_refused_and_changes_nothing(server, http, tmp_path) -> None:
-    before = data_files(server.store)
-    modified = http.fetch(f"{server.url}queries/audit-sources").json()
-    changed = tmp_path / "laion.md"
-    changed.write_text(LAION.read_text().replace("Data updated: 2026-", "Data updated: 2027-"))
-    done = run_cli("ingest", str(changed), store=server.store)
-    assert done.returncode == 2
-    assert f"held by `benchgraph serve` (pid {server.process.pid}" in done.stderr
-    assert "stop the server" in done.stderr and f"read it through {server.sparql}" in done.stderr
-    for rocksdb in ("LOCK", "Resource temporarily unavailable"):
-        assert rocksdb not in done.stderr
-    assert "Traceback" not in done.stderr
-    assert data_files(server.store) == before
-    assert http.fetch(f"{server.url}queries/audit-sources").json() == modified
-
-
 def test_a_second_server_on_the_same_store_is_refused_naming_the_first(server: Any) -> None:
     # It was told "is `benchgraph ingest` running?", when another server held the store.
     done = serve("--store", str(server.store))

@@ -15,14 +15,14 @@ from support import METHOD_QUERY, REPO, Index, benchmark_named, labels, metrics_
 
 from benchgraph import queries
 from benchgraph import vocab as V
-from benchgraph.store import EmbeddedStore
+from benchgraph.store import open_store
 
 LAION = "Prompt Recovery on LAION"
 
 
 @pytest.fixture(scope="module")
 def index(examples_store: Path) -> Index:
-    with EmbeddedStore(examples_store, read_only=True) as store:
+    with open_store(examples_store, must_exist=True) as store:  # through its server, if served
         return Index(set(store.quads()))
 
 
