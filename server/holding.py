@@ -11,8 +11,9 @@ two writes (hard links, some 20 ms; :meth:`benchgraph.store.EmbeddedStore.snapsh
 store's ``.generations`` folder. Publishing one moves the pool to it at once: each worker's next
 job runs on it, and the answer cache, ETags and Last-Modified follow its tag; the answers warmed
 for the generation before are warmed again in the background (:class:`server.named.Warmer`).
-While writes go on, a generation is published at most every :data:`PUBLISH_SECONDS`; a command
-that wrote asks for one when it ends and waits for it, so the next request sees its last page.
+While writes go on, a generation is published at most every :data:`PUBLISH_SECONDS` (less often
+when snapshots take long: :data:`PUBLISH_SPACING`); a command that wrote asks for one when it
+ends and waits for it, so the next request sees its last page.
 """
 
 from __future__ import annotations
@@ -33,8 +34,11 @@ from server.generation import Generation, fingerprint
 
 _log = logging.getLogger(__name__)
 T = TypeVar("T")
-# While pages are written, readers move to a new generation at most this often.
+# While pages are written, readers move to a new generation at most this often, and after a
+# snapshot that took t seconds, not before PUBLISH_SPACING * t: a snapshot flushes what the
+# store holds in memory and holds up writes meanwhile, so writes keep nine tenths of the time.
 PUBLISH_SECONDS = 0.5
+PUBLISH_SPACING = 10
 
 Published = Callable[[Path, Generation, list[str]], None]
 
@@ -61,7 +65,7 @@ class HeldStore:
         self._writing = threading.Lock()  # one write or snapshot at a time
         self._changed = threading.Condition()
         self._dirty = False  # written since the last generation
-        self._last = 0.0  # when the last generation was published
+        self._next = 0.0  # when the next generation may be published, at the soonest
         self._sequence = 0
         self._stopping = False
         self._thread = threading.Thread(
@@ -126,19 +130,22 @@ class HeldStore:
             self._dirty = False
         self._sequence += 1
         target = self.folder / f"{self._sequence:08d}"
+        started = time.monotonic()
         self.store.snapshot(target)
-        self._last = time.monotonic()
+        took = time.monotonic() - started
+        self._next = started + took + max(PUBLISH_SECONDS, PUBLISH_SPACING * took)
         return Publication(target, fingerprint(target), self.store.named_graphs())
 
     def _publish_often(self) -> None:
-        """Publish what was written, at most every PUBLISH_SECONDS, until closed."""
+        """Publish what was written, spaced as PUBLISH_SECONDS and PUBLISH_SPACING say, until
+        closed."""
         while True:
             with self._changed:
                 while not (self._dirty or self._stopping):
                     self._changed.wait()
                 if self._stopping:
                     return
-                pause = self._last + PUBLISH_SECONDS - time.monotonic()
+                pause = self._next - time.monotonic()
                 if pause > 0:
                     self._changed.wait(pause)
                     continue
