@@ -17,9 +17,9 @@ README = (REPO / "README.md").read_text(encoding="utf-8")
 SERVED = "http://127.0.0.1:8080/"
 
 
-def blocks() -> list[str]:
-    """The README's shell blocks."""
-    return re.findall(r"```sh\n(.*?)```", README, re.S)
+def blocks(text: str = README) -> list[str]:
+    """The shell blocks of ``text``, by default the README's."""
+    return re.findall(r"```sh\n(.*?)```", text, re.S)
 
 
 def quickstart() -> str:
@@ -55,9 +55,12 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     live.stop()
 
 
+# The Write API's examples need a shell and a server with the write API on:
+# server/test_write_api.py runs them.
+WRITE_API = re.compile(r"\n### Write API\n.*?(?=\n##)", re.S)
 CURLS = [
     line
-    for block in blocks()
+    for block in blocks(WRITE_API.sub("", README))
     for line in block.splitlines()
     if line.startswith("curl ") and SERVED in line
 ]
