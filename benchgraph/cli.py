@@ -111,7 +111,7 @@ def run_ingest(args: argparse.Namespace) -> int:
     items = list(expand(args.paths, store=location))  # folders are walked past the store
     files = [i for i in items if isinstance(i, Input)]
     show_bar = sys.stderr.isatty() and not args.quiet and len(files) > 1
-    tally = _Tally(args.verbose)
+    tally = Tally(args.verbose)
     for outcome in items:
         if isinstance(outcome, Outcome):
             tally.add(outcome)
@@ -128,14 +128,7 @@ def run_ingest(args: argparse.Namespace) -> int:
         sys.stderr.write("\n")
     sys.stderr.writelines(tally.lines)
     counts = tally.counts
-    hint = " (--verbose lists them)" if (tally.warnings or tally.infos) and not args.verbose else ""
-    # Only a folder walked can skip a file: a count that is always 0 for files named is left out.
-    skipped = f", {counts['skipped']} skipped (not a page)" if counts["skipped"] else ""
-    print(
-        f"{counts['loaded']} loaded, {counts['unchanged']} unchanged, {counts['refused']} refused, "
-        f"{counts['unreadable']} unreadable{skipped}; {tally.results} results in the loaded "
-        f"pages; {tally.warnings} warnings, {tally.infos} infos{hint}"
-    )
+    print(tally.summary(listed=args.verbose))
     if failure is not None:
         after = len(files) - [str(f.path) for f in files].index(failure.path) - 1
         sys.stderr.write(
@@ -149,9 +142,10 @@ def run_ingest(args: argparse.Namespace) -> int:
     return EXIT_REFUSED if counts["refused"] else EXIT_OK
 
 
-class _Tally:
+class Tally:
     """What an ingest reports: counts, and the lines to print (messages and the parser's
-    warnings; the shapes' findings and the files skipped as no page, if verbose)."""
+    warnings; the shapes' findings and the files skipped as no page, if verbose), and the
+    summary line (:meth:`summary`), which the write API answers with too."""
 
     def __init__(self, verbose: bool) -> None:
         self.verbose = verbose
@@ -171,6 +165,20 @@ class _Tally:
         self.warnings += len(o.warnings)
         self.warnings += sum(1 for f in o.findings if f.severity == "Warning")
         self.infos += sum(1 for f in o.findings if f.severity == "Info")
+
+    def summary(self, listed: bool) -> str:
+        """The summary line: how many inputs had each outcome, the results of the pages loaded
+        (or unchanged), the warnings and infos; unless ``listed``, that --verbose lists them."""
+        counts = self.counts
+        hint = " (--verbose lists them)" if (self.warnings or self.infos) and not listed else ""
+        # Only a folder walked can skip a file: a count that is always 0 for files named is
+        # left out.
+        skipped = f", {counts['skipped']} skipped (not a page)" if counts["skipped"] else ""
+        return (
+            f"{counts['loaded']} loaded, {counts['unchanged']} unchanged, {counts['refused']} "
+            f"refused, {counts['unreadable']} unreadable{skipped}; {self.results} results in "
+            f"the loaded pages; {self.warnings} warnings, {self.infos} infos{hint}"
+        )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

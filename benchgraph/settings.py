@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-Kind = Literal["text", "integer", "number", "iri", "origins", "bytes"]
+Kind = Literal["text", "integer", "number", "iri", "origins", "bytes", "path"]
 # The engines `benchgraph validate --engine` chooses between (see benchgraph.validation).
 Engine = Literal["auto", "pyshacl"]
 ENGINES: tuple[Engine, ...] = ("auto", "pyshacl")
@@ -215,6 +215,15 @@ SETTINGS = (
         "space-separated list of exact origins (https://example.org), each answered with its "
         "own Access-Control-Allow-Origin and Vary: Origin.",
         "origins",
+        command="serve",
+    ),
+    Setting(
+        "write_token_file",
+        "",
+        "A file holding the token of the write API (POST /pages, DELETE /pages/…; see Write "
+        "API), read at start: only its owner may read it (chmod 600), else the server does not "
+        "start. Empty: no write API, those routes are 404. Embedded stores only.",
+        "path",
         command="serve",
     ),
     Setting(

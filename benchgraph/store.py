@@ -21,6 +21,7 @@ named one) is the store.
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -361,6 +362,8 @@ class EmbeddedStore(Store):
     # The store keeps what it was given in memory until it is flushed to its files: without a
     # flush now and then, a long ingest grows by about what it writes (measured: 0.6 MB a page).
     FLUSH_BYTES = 16 * 1024 * 1024
+    # Tries at a snapshot that met a file deleted under it (see snapshot).
+    SNAPSHOT_ATTEMPTS = 5
     # Written once the merged view is complete (a new store, or an upgrade that finished): its
     # absence beside page graphs means the view is not built yet, whatever the default graph
     # holds, so an upgrade stopped half-way is started again, never taken for done.
@@ -494,11 +497,21 @@ class EmbeddedStore(Store):
         exist): hard links to the store's files, so it costs little room and time, and a
         store of its own that can be opened read-only while this one goes on being written.
         Raises StoreError."""
-        try:
-            self._store.backup(str(target))
-            (target / self.LAYOUT_FILE).write_text(self.LAYOUT, encoding="utf-8")
-        except OSError as error:
-            raise StoreError(f"cannot snapshot the store at {self.location}: {error}") from None
+        for attempt in range(1, self.SNAPSHOT_ATTEMPTS + 1):
+            try:
+                self._store.backup(str(target))
+                (target / self.LAYOUT_FILE).write_text(self.LAYOUT, encoding="utf-8")
+                return
+            except OSError as error:
+                # RocksDB's checkpoint lists the store's files, then links them; a compaction
+                # still finishing from the last write can delete one in between ("No such
+                # file"). The files it left are taken again from scratch.
+                for made in (target, target.with_name(target.name + ".tmp")):
+                    shutil.rmtree(made, ignore_errors=True)
+                if attempt == self.SNAPSHOT_ATTEMPTS or "No such file" not in str(error):
+                    raise StoreError(
+                        f"cannot snapshot the store at {self.location}: {error}"
+                    ) from None
 
     def graph_triples(self, graph: str | None) -> Iterator[ox.Triple]:
         name = ox.DefaultGraph() if graph is None else ox.NamedNode(graph)

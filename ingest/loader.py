@@ -48,6 +48,9 @@ class Outcome:
     graph: str | None = None
     findings: tuple[validation.Finding, ...] = ()  # warnings and infos of an accepted page
     warnings: tuple[str, ...] = ()  # what the parser read past on an accepted page
+    page: str = ""  # the page's identity, once it is known (loaded or unchanged)
+    reasons: tuple[str, ...] = ()  # why it is refused: the parse error, or each violation
+    not_a_page: bool = False  # refused (or skipped) because no format recognises it
 
 
 class NotAPage(PageError):
@@ -178,16 +181,31 @@ def prepare(
     named: bool = True,
     accepted: dict[str, str] | None = None,
 ) -> Outcome | Write:
-    """Read, parse, map and validate one file: the Outcome of a page that is unchanged, refused,
-    unreadable or (not ``named``, and not a page) skipped, else the Write that loads it.
-
-    ``accepted`` maps the page graphs a batch has accepted so far to their files: a page already
-    in it is refused before the store is read, and an accepted page is added to it."""
+    """Read one file and go on as :func:`prepare_bytes` with its bytes: the Outcome of a page
+    that is unreadable, unchanged, refused or skipped, else the Write that loads it."""
     origin = str(path)
     try:
         data = path.read_bytes()
     except OSError as error:
         return Outcome(origin, "unreadable", f"{origin}: cannot read: {error.strerror}")
+    return prepare_bytes(store, data, origin, now, named, accepted)
+
+
+def prepare_bytes(
+    store: Store,
+    data: bytes,
+    origin: str,
+    now: str | None = None,
+    named: bool = True,
+    accepted: dict[str, str] | None = None,
+) -> Outcome | Write:
+    """Parse, map and validate the bytes of one page, read from ``origin`` (the name messages
+    give it): the Outcome of a page that is unchanged, refused, unreadable (the shapes cannot
+    be read) or (not ``named``, and not a page) skipped, else the Write that loads it.
+
+    ``accepted`` maps the page graphs a batch has accepted so far to their files: a page already
+    in it is refused before the store is read, and an accepted page is added to it. Raises
+    StoreError when the store cannot be read."""
     try:
         page = read_page(data, origin)
         graph, source = iris.graph(page.key), iris.source(page.key)
@@ -199,24 +217,30 @@ def prepare(
                 "only the first is loaded (keep one of the two files)",
             )
         if store.source_hash(graph, source) == page.sha256:
-            item: Outcome | Write = Outcome(origin, "unchanged", "", len(page.results), graph)
+            item: Outcome | Write = Outcome(
+                origin, "unchanged", "", len(page.results), graph, page=page.key
+            )
         else:
             when = now or validation.now()
             triples = map_page(page, when)
             conforms, report = validation.validate_triples(triples, origin)
             if not conforms:
-                return Outcome(origin, "refused", report.refusal())
+                violations = (f for f in report.findings if f.severity == "Violation")
+                reasons = tuple(f.describe() for f in violations)
+                return Outcome(origin, "refused", report.refusal(), reasons=reasons)
             report_graph = graphs.report(graph)
             contents = {graph: triples, report_graph: report.triples(report_graph, source, when)}
             notes = tuple(str(warning) for warning in page.warnings)
-            loaded = Outcome(origin, "loaded", "", len(page.results), graph, report.findings, notes)
+            loaded = Outcome(
+                origin, "loaded", "", len(page.results), graph, report.findings, notes, page.key
+            )
             item = Write(contents, loaded)
     except NotAPage as error:
         if named:
-            return Outcome(origin, "refused", str(error))
-        return Outcome(origin, "skipped", f"{origin}: {error.problem}")
+            return Outcome(origin, "refused", str(error), reasons=(str(error),), not_a_page=True)
+        return Outcome(origin, "skipped", f"{origin}: {error.problem}", not_a_page=True)
     except PageError as error:
-        return Outcome(origin, "refused", str(error))
+        return Outcome(origin, "refused", str(error), reasons=(str(error),))
     except validation.ShapesError as error:
         return Outcome(origin, "unreadable", f"{origin}: cannot validate: {error}")
     if accepted is not None:

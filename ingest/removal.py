@@ -24,7 +24,7 @@ from ingest import iris
 from ingest.loader import read_page
 from ingest.records import PageError
 
-NameKind = Literal["file", "source", "graph"]
+NameKind = Literal["file", "source", "graph", "page"]
 Status = Literal["removed", "not found"]
 
 _IRI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")
@@ -87,6 +87,11 @@ def page_name(given: str) -> PageName:
     return PageName(given, "source", given)
 
 
+def page_named(key: str) -> PageName:
+    """The page whose identity is ``key`` (``radar/composet``, as a removal names it)."""
+    return PageName(key, "page", iris.source(key), key)
+
+
 def page_name_of(data: bytes, origin: str) -> PageName:
     """The page whose content is ``data`` (read from ``origin``), by the identity ingest gives
     it. Raises UnnamedPage when it does not parse, which leaves its identity unknown."""
@@ -142,4 +147,6 @@ def _pages(store: Store, name: PageName) -> list[tuple[str, str, int]]:
 def _not_found(name: PageName) -> str:
     if name.kind == "source":
         return f"{name.given}: no page has that source"
+    if name.kind == "page":
+        return f"{name.given}: no page of that identity in the store"
     return f"{name.given}: no page of that identity ({name.key})"

@@ -4,8 +4,8 @@
 environment variables, then ``config``), loads the named-query catalogue (a malformed header
 stops it here, naming the file and line) and registers one blueprint per surface: the SPARQL
 protocol (``/sparql``), the named queries (``/queries``), the API description (``/`` and
-``/openapi.json``), the linked data (``/id/...``, ``/void``) and the dumps (``/dump.*``).
-Nothing is read at import time.
+``/openapi.json``), the linked data (``/id/...``, ``/void``) and the dumps (``/dump.*``), and,
+with a write token file, the write API (``/pages``). Nothing is read at import time.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from flask import Flask
 
 from benchgraph import queries, settings
-from server import cors, docs, dumps, errors, linked, named, private, site, sparql
+from server import cors, docs, dumps, errors, linked, named, pages, private, site, sparql
 from server.backend import Backend
 
 
@@ -24,11 +24,14 @@ def create_app(config: Mapping[str, object] | None = None) -> Flask:
     """Return a configured benchgraph app.
 
     ``config`` maps setting names (see ``benchgraph.settings``) to values. Raises SettingError
-    for a bad setting and QueryError for a named query whose header is malformed. The app's
-    query workers start on first use; ``app.extensions["benchgraph"].pool.close()`` stops them.
+    for a bad setting (a write token file that is not private, say) and QueryError for a named
+    query whose header is malformed. The app's query workers start on first use;
+    ``app.extensions["benchgraph"].pool.close()`` stops them.
     """
     # The settings a served app uses (host, port and threads are read by `benchgraph serve`).
     values = settings.resolve(settings.SERVE, config)
+    token_file = str(values["write_token_file"])
+    token = pages.read_token(token_file, str(values["store"])) if token_file else None
     catalogue = queries.catalogue()
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = int(values["max_request_bytes"])
@@ -47,5 +50,7 @@ def create_app(config: Mapping[str, object] | None = None) -> Flask:
     app.register_blueprint(dumps.blueprint)
     app.register_blueprint(site.blueprint)
     app.register_blueprint(private.blueprint)
+    if token is not None:
+        pages.register(app, token)
     cors.register(app, str(values["cors_origins"]))
     return app

@@ -37,7 +37,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     serve = commands.add_parser(
         "serve",
         help="serve the store over HTTP: SPARQL endpoint, named queries, linked data, site",
-        description="Serve the store read-only over HTTP: the SPARQL 1.1 endpoint at /sparql, "
+        description="Serve the store over HTTP, read-only unless --write-token-file turns on "
+        "the write API (POST /pages, DELETE /pages/...): the SPARQL 1.1 endpoint at /sparql, "
         "the named queries at /queries, the OpenAPI document at /openapi.json, the resources at "
         "/id/..., the browsable site at /site, dumps at /dump.*, VoID at /void. The store must "
         "exist (benchgraph ingest). While the server runs it is the store's one writer: the "

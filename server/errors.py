@@ -2,9 +2,10 @@
 
 JSON clients get ``{"ok": false, "error": MESSAGE, "status": CODE, ...}`` (some errors add
 fields, such as ``parameter`` or ``line`` and ``column``); browsers (clients that rank HTML above
-JSON) get an HTML page saying the same. 400 a bad query or parameter, 404 nothing there, 405 a
-method the route does not take, 406 no acceptable format, 413 too large, 415 a body type not
-taken, 503 busy (no query worker free, a long query stopped to make room, a query that needed
+JSON) get an HTML page saying the same. 400 a bad query or parameter, 401 a write without the
+write token, 404 nothing there, 405 a method the route does not take, 406 no acceptable format,
+413 too large, 415 a body type not taken (or not a page), 422 a page the ingest gate refuses,
+503 busy (no query worker free, a long query stopped to make room, a query that needed
 more memory than a query worker may use, or a store that cannot be read), 504 a query past the
 time limit. No answer shows what only the server should know (a file path, a traceback): the
 log gets that.

@@ -20,9 +20,10 @@ SERVED = "http://127.0.0.1:8080/"
 CURATORS_LOOP = "<!-- the curator's loop: tests/test_readme.py runs this block in order -->"
 
 
-def blocks() -> list[str]:
-    """The README's shell blocks but the curator's loop (which changes its store)."""
-    return re.findall(r"```sh\n(.*?)```", README.replace(CURATORS_LOOP + "\n```sh", ""), re.S)
+def blocks(text: str = README) -> list[str]:
+    """The shell blocks of ``text`` (by default the README's) but the curator's loop, which
+    changes its store."""
+    return re.findall(r"```sh\n(.*?)```", text.replace(CURATORS_LOOP + "\n```sh", ""), re.S)
 
 
 def curators_loop() -> list[str]:
@@ -63,9 +64,12 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     live.stop()
 
 
+# The Write API's examples need a shell and a server with the write API on:
+# server/test_write_api.py runs them.
+WRITE_API = re.compile(r"\n### Write API\n.*?(?=\n##)", re.S)
 CURLS = [
     line
-    for block in blocks()
+    for block in blocks(WRITE_API.sub("", README))
     for line in block.splitlines()
     if line.startswith("curl ") and SERVED in line
 ]
