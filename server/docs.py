@@ -13,7 +13,7 @@ from flask import Blueprint, Response, jsonify, render_template, request
 
 from benchgraph import __version__
 from benchgraph.queries import NamedQuery, Param
-from server import media
+from server import media, pages
 from server.backend import current
 from server.dumps import DUMPS
 from server.errors import ApiError
@@ -120,8 +120,52 @@ def _sparql_operation() -> dict[str, Any]:
     }  # fmt: skip
 
 
-def openapi_document(base: str, catalogue: dict[str, NamedQuery]) -> dict[str, Any]:
-    """The OpenAPI 3.1 description of the service at ``base``."""
+def _write_operations() -> dict[str, Any]:
+    """The write API's operations (see :mod:`server.pages`), described when it is on."""
+    written = {"description": "What the ingest did: its summary line, the page and its counts"}
+    secured: list[dict[str, list[str]]] = [{"writeToken": []}]
+    post = {
+        "operationId": "postPage",
+        "tags": ["write API"],
+        "summary": "Load a page through the parse and SHACL gate, as benchgraph ingest does",
+        "security": secured,
+        "parameters": [
+            {"name": "name", "in": "query", "required": False, "schema": {"type": "string"},
+             "description": "The page's name in messages"}
+        ],
+        "requestBody": {
+            "required": True,
+            "content": {"text/plain": {"schema": {"type": "string"}}},
+            "description": "The page's bytes (its format is read from its content)",
+        },
+        "responses": {
+            "201": written,
+            "200": {"description": "The same page is in the store already: nothing changed"},
+            **_error_responses("401", "413", "415", "422"),
+        },
+    }  # fmt: skip
+    delete = {
+        "operationId": "deletePage",
+        "tags": ["write API"],
+        "summary": "Withdraw a page, as benchgraph remove does",
+        "security": secured,
+        "parameters": [
+            {"name": "page", "in": "path", "required": True, "schema": {"type": "string"},
+             "description": "The page's identity, as benchgraph remove prints it"}
+        ],
+        "responses": {
+            "200": {"description": "What was removed"},
+            **_error_responses("401", "404"),
+        },
+    }  # fmt: skip
+    return {"/pages": {"post": post}, "/pages/{page}": {"delete": delete}}
+
+
+def openapi_document(
+    base: str, catalogue: dict[str, NamedQuery], writes: bool = False
+) -> dict[str, Any]:
+    """The OpenAPI 3.1 description of the service at ``base`` (with the write API's
+    operations if ``writes``)."""
     paths: dict[str, Any] = {"/sparql": _sparql_operation()}
     paths["/queries"] = {
         "get": {
@@ -135,6 +179,20 @@ def openapi_document(base: str, catalogue: dict[str, NamedQuery]) -> dict[str, A
     }
     for name, named in catalogue.items():
         paths[f"/queries/{name}"] = _named_operation(named)
+    extra_errors = {"415": "Unsupported body type"}
+    components: dict[str, Any] = {}
+    if writes:
+        paths.update(_write_operations())
+        extra_errors.update(
+            {
+                "401": "No write token, or a wrong one",
+                "415": "Bytes that no page format recognises, or an unsupported body type",
+                "422": "A page the gate refuses (its messages are in messages)",
+            }
+        )
+        components["securitySchemes"] = {
+            "writeToken": {"type": "http", "scheme": "bearer", "description": "The write token"}
+        }
     error = {
         "type": "object",
         "required": ["ok", "error", "status"],
@@ -152,7 +210,7 @@ def openapi_document(base: str, catalogue: dict[str, NamedQuery]) -> dict[str, A
             "description": text,
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
         }
-        for code, text in {**_ERRORS, "415": "Unsupported body type"}.items()
+        for code, text in {**_ERRORS, **extra_errors}.items()
     }
     return {
         "openapi": "3.1.0",
@@ -164,7 +222,7 @@ def openapi_document(base: str, catalogue: dict[str, NamedQuery]) -> dict[str, A
         },
         "servers": [{"url": base.rstrip("/")}],
         "paths": paths,
-        "components": {"schemas": {"Error": error}, "responses": responses},
+        "components": {"schemas": {"Error": error}, "responses": responses, **components},
     }
 
 
@@ -172,7 +230,8 @@ def openapi_document(base: str, catalogue: dict[str, NamedQuery]) -> dict[str, A
 def openapi() -> Response:
     """The OpenAPI document."""
     backend = current()
-    return jsonify(openapi_document(backend.base_url(), backend.catalogue))
+    document = openapi_document(backend.base_url(), backend.catalogue, pages.enabled())
+    return jsonify(document)
 
 
 def surfaces(base: str) -> dict[str, str]:

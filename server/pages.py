@@ -86,6 +86,11 @@ def read_token(path: str, store: str) -> str:
     return token.decode("ascii")
 
 
+def enabled() -> bool:
+    """Whether the app handling the request has the write API."""
+    return _TOKEN in current_app.extensions
+
+
 def register(app: Flask, token: str) -> None:
     """Add the write API to ``app``, taking requests that carry ``token``."""
     app.extensions[_TOKEN] = token

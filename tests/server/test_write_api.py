@@ -75,8 +75,10 @@ def test_without_a_token_file_the_write_routes_are_404(http: Any, scratch_store:
         posted = post(http, live, LAION.read_bytes())
         deleted = delete(http, live, "radar/composet")
         still = holds(http, live, iris.graph("radar/composet"))
+        described = http.fetch(live.url + "openapi.json").json()
     finally:
         assert live.stop() == 0
+    assert not any(path.startswith("/pages") for path in described["paths"])
     for reply in (posted, deleted):
         assert reply.status == 404, reply.text
         body = reply.json()
@@ -322,3 +324,21 @@ def test_the_readme_write_api_examples_answer_as_it_says(
             json.loads(body)  # every answer is JSON, the error shape included
     finally:
         assert live.stop() == 0
+
+
+def test_the_openapi_document_describes_the_write_api_when_it_is_on(
+    http: Any, writer: Live
+) -> None:
+    document = http.fetch(writer.url + "openapi.json").json()
+    post_page = document["paths"]["/pages"]["post"]
+    delete_page = document["paths"]["/pages/{page}"]["delete"]
+    assert set(post_page["responses"]) == {"200", "201", "401", "413", "415", "422"}
+    assert set(delete_page["responses"]) == {"200", "401", "404"}
+    for operation in (post_page, delete_page):
+        assert operation["security"] == [{"writeToken": []}]
+        for response in operation["responses"].values():
+            if "$ref" in response:  # each error it names is described
+                assert response["$ref"].rsplit("/", 1)[1] in document["components"]["responses"]
+    assert document["components"]["securitySchemes"]["writeToken"]["scheme"] == "bearer"
+    # What it describes is what the server answers: a page posted without the token is 401.
+    assert post(http, writer, LAION.read_bytes(), token="").status == 401
