@@ -63,6 +63,7 @@ class HeldStore:
         self._dirty = False  # written since the last generation
         self._last = 0.0  # when the last generation was published
         self._sequence = 0
+        self._settled = 0  # the number of the newest generation published
         self._stopping = False
         self._thread = threading.Thread(target=self._publish_often, name="benchgraph-publisher")
 
@@ -80,6 +81,7 @@ class HeldStore:
             self.folder.mkdir()
             with self._writing:
                 first = self._snapshot()
+                self._settled = self._sequence
         except BaseException:
             self._store.close()
             self._store = None
@@ -117,6 +119,7 @@ class HeldStore:
         """Snapshot the store and make it the generation to read (with the write lock held)."""
         found = self._snapshot()
         self._published(found.location, found.generation, found.graphs)
+        self._settled = self._sequence
 
     def _snapshot(self) -> Publication:
         """A new generation: the store as it is now (with the write lock held)."""
@@ -148,9 +151,12 @@ class HeldStore:
                     self._changed.wait(PUBLISH_SECONDS)
 
     def discard(self, keep: set[Path]) -> None:
-        """Delete the generations but those in ``keep`` (those a worker may still read)."""
+        """Delete the generations published so far but those in ``keep`` (those a worker may
+        still read). One being taken (``N.tmp`` while RocksDB writes it) or taken and not yet
+        published is left alone: the pool calls this whenever a job ends, on its own threads."""
         for found in self.folder.iterdir() if self.folder.is_dir() else ():
-            if found not in keep:
+            number = found.name.removesuffix(".tmp")
+            if found not in keep and number.isdigit() and int(number) <= self._settled:
                 shutil.rmtree(found, ignore_errors=True)
 
     def close(self) -> None:
