@@ -122,12 +122,13 @@ class HeldStore:
         self._settled = self._sequence
 
     def _snapshot(self) -> Publication:
-        """A new generation: the store as it is now (with the write lock held)."""
-        with self._changed:
-            self._dirty = False
+        """A new generation: the store as it is now (with the write lock held). The store counts
+        as written since the last generation until the snapshot is taken."""
         self._sequence += 1
         target = self.folder / f"{self._sequence:08d}"
         self.store.snapshot(target)
+        with self._changed:
+            self._dirty = False
         self._last = time.monotonic()
         return Publication(target, fingerprint(target), self.store.named_graphs())
 
