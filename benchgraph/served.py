@@ -14,7 +14,6 @@ its port if it listens on every address, and refused otherwise.
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import http.client
 import json
@@ -55,6 +54,7 @@ class ServedStore(Store):
         self.holder = record
         self.url = url
         self._wrote = False
+        self._failed = False  # a request failed: the command reports that, not what follows
 
     def _request(
         self, what: str, path: str, data: bytes | None = None, headers: Mapping[str, str] = {}
@@ -68,6 +68,7 @@ class ServedStore(Store):
             answer: http.client.HTTPResponse = urllib.request.urlopen(request)  # loopback only
             return answer
         except urllib.error.HTTPError as error:
+            self._failed = True
             with error:
                 message = _message(error.read())
             if error.code == 400 and message.startswith("malformed query: "):
@@ -77,6 +78,7 @@ class ServedStore(Store):
                 f"(pid {self.holder.pid}): {message}"
             ) from None
         except (OSError, http.client.HTTPException) as error:
+            self._failed = True
             reason = getattr(error, "reason", error)
             raise StoreError(
                 f"the store at {self.location} is held by {self.holder.shown} (pid "
@@ -89,18 +91,18 @@ class ServedStore(Store):
             try:
                 return answer.read()
             except (OSError, http.client.HTTPException) as error:
+                self._failed = True
                 raise StoreError(
                     f"{self.location}: the answer stopped while {what}: {error}"
                 ) from None
 
     def close(self) -> None:
-        """Once something was written: wait until the server's readers see it. A server that
-        cannot be asked any more is not waited for: what it wrote is in the store, and a
-        server still up publishes it by itself (a command's own failure is what it reports)."""
-        if self._wrote:
+        """Once something was written: wait until the server's readers see it. Not after a
+        request failed: the command reports that failure (a server gone would only fail again),
+        and a server still running publishes what was written by itself, soon after."""
+        if self._wrote and not self._failed:
             self._wrote = False
-            with contextlib.suppress(StoreError):
-                self._read("publishing what was written", "publish", b"")
+            self._read("publishing what was written", "publish", b"")
 
     def replace_graphs(self, contents: Mapping[str, Iterable[ox.Triple]]) -> None:
         names = [graph for graph in contents]

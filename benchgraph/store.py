@@ -502,7 +502,7 @@ class EmbeddedStore(Store):
                 self._store.backup(str(target))
                 (target / self.LAYOUT_FILE).write_text(self.LAYOUT, encoding="utf-8")
                 return
-            except OSError as error:
+            except (OSError, RuntimeError) as error:  # RuntimeError: "Directory exists"
                 # RocksDB's checkpoint lists the store's files, then links them; a compaction
                 # still finishing from the last write can delete one in between ("No such
                 # file"). The files it left are taken again from scratch.

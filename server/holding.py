@@ -67,6 +67,7 @@ class HeldStore:
         self._dirty = False  # written since the last generation
         self._next = 0.0  # when the next generation may be published, at the soonest
         self._sequence = 0
+        self._settled = 0  # the number of the newest generation published
         self._stopping = False
         self._thread = threading.Thread(
             target=self._publish_often, name="benchgraph-publisher", daemon=True
@@ -86,6 +87,7 @@ class HeldStore:
             self.folder.mkdir()
             with self._writing:
                 first = self._snapshot()
+                self._settled = self._sequence
         except BaseException:
             self._store.close()
             self._store = None
@@ -123,17 +125,19 @@ class HeldStore:
         """Snapshot the store and make it the generation to read (with the write lock held)."""
         found = self._snapshot()
         self._published(found.location, found.generation, found.graphs)
+        self._settled = self._sequence
 
     def _snapshot(self) -> Publication:
-        """A new generation: the store as it is now (with the write lock held)."""
-        with self._changed:
-            self._dirty = False
+        """A new generation: the store as it is now (with the write lock held). The store counts
+        as written since the last generation until the snapshot is taken."""
         self._sequence += 1
         target = self.folder / f"{self._sequence:08d}"
         started = time.monotonic()
         self.store.snapshot(target)
         took = time.monotonic() - started
         self._next = started + took + max(PUBLISH_SECONDS, PUBLISH_SPACING * took)
+        with self._changed:
+            self._dirty = False
         return Publication(target, fingerprint(target), self.store.named_graphs())
 
     def _publish_often(self) -> None:
@@ -155,11 +159,18 @@ class HeldStore:
                 _log.error("a new generation of the store cannot be published: %s", error)
                 with self._changed:
                     self._changed.wait(PUBLISH_SECONDS)
+            except Exception:  # the thread must go on; the log says what broke
+                _log.exception("publishing a new generation of the store failed")
+                with self._changed:
+                    self._changed.wait(PUBLISH_SECONDS)
 
     def discard(self, keep: set[Path]) -> None:
-        """Delete the generations but those in ``keep`` (those a worker may still read)."""
+        """Delete the generations published so far but those in ``keep`` (those a worker may
+        still read). One being taken (``N.tmp`` while RocksDB writes it) or taken and not yet
+        published is left alone: the pool calls this whenever a job ends, on its own threads."""
         for found in self.folder.iterdir() if self.folder.is_dir() else ():
-            if found not in keep:
+            number = found.name.removesuffix(".tmp")
+            if found not in keep and number.isdigit() and int(number) <= self._settled:
                 shutil.rmtree(found, ignore_errors=True)
 
     def close(self) -> None:
