@@ -28,8 +28,12 @@ _spec.loader.exec_module(fixtures)
 HOSTILE = "<script>alert(1)</script>"
 
 
-def _client(store: Path) -> Iterator[FlaskClient]:
-    app = create_app({"store": str(store), "workers": 1})
+def _client(store: Path, factory: pytest.TempPathFactory) -> Iterator[FlaskClient]:
+    """A test client of an app over a copy of ``store``: the app holds its store for writing
+    in this process, where the tests read ``store`` itself."""
+    copy = factory.mktemp("site") / "store"
+    shutil.copytree(store, copy, ignore=shutil.ignore_patterns(*holder.NOT_DATA))
+    app = create_app({"store": str(copy), "workers": 1})
     app.config["TESTING"] = True
     yield app.test_client()
     app.extensions["benchgraph"].pool.close()
@@ -46,13 +50,15 @@ seeds_index = fixtures.seeds_index  # the seeds store's statements, read directl
 
 
 @pytest.fixture(scope="session")
-def seeds_site(seeds_store: Path) -> Iterator[FlaskClient]:
-    yield from _client(seeds_store)
+def seeds_site(
+    seeds_store: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[FlaskClient]:
+    yield from _client(seeds_store, tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
 def seeds_server(seeds_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """A live server over a copy of the seeds store (the test client's workers hold the store)."""
+    """A live server over a copy of the seeds store (it holds the copy for writing)."""
     copy = tmp_path_factory.mktemp("seeds-served") / "store"
     shutil.copytree(seeds_store, copy, ignore=shutil.ignore_patterns(*holder.NOT_DATA))
     live = fixtures.Live(copy)
@@ -73,8 +79,10 @@ def staggered_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def staggered_site(staggered_store: Path) -> Iterator[FlaskClient]:
-    yield from _client(staggered_store)
+def staggered_site(
+    staggered_store: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[FlaskClient]:
+    yield from _client(staggered_store, tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
@@ -87,8 +95,10 @@ def hostile_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def hostile_site(hostile_store: Path) -> Iterator[FlaskClient]:
-    yield from _client(hostile_store)
+def hostile_site(
+    hostile_store: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[FlaskClient]:
+    yield from _client(hostile_store, tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
