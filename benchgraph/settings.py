@@ -177,7 +177,8 @@ SETTINGS = (
     Setting(
         "workers",
         "2",
-        "Query worker processes, each with the store open read-only: how many queries run at once.",
+        "Query worker processes, each reading a snapshot of the store: how many queries run at "
+        "once.",
         "integer",
         1,
         "serve",
