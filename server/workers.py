@@ -215,7 +215,9 @@ class WorkerPool:
                 workers[0].wait_ready(self.start_timeout)
                 self.graphs = first.graphs
             except BaseException:
-                self._close_locked()
+                held = self._close_locked()
+                if held is not None:  # nothing is being published yet: safe under the lock
+                    held.close()
                 raise
             self._idle.extend(workers)
             self._started = True
@@ -434,11 +436,15 @@ class WorkerPool:
             self._changed.notify_all()
 
     def close(self) -> None:
-        """Stop every worker and release the store's lock."""
+        """Stop every worker and release the store."""
         with self._guard:
-            self._close_locked()
+            held = self._close_locked()
+        if held is not None:  # outside the lock: a generation being published takes it
+            held.close()
 
-    def _close_locked(self) -> None:
+    def _close_locked(self) -> HeldStore | None:
+        """Stop every worker; return the held store, for the caller to close once it has let
+        go of the lock (closing waits for a generation being published, which takes it)."""
         self._started = False
         for worker in list(self._all):
             worker.stop()
@@ -448,6 +454,5 @@ class WorkerPool:
         self._running.clear()
         self._freeing = 0
         self._changed.notify_all()
-        if self.held is not None:
-            self.held.close()
-            self.held = None
+        held, self.held = self.held, None
+        return held

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import shutil
+import threading
+import time
 from pathlib import Path
 
 import pytest
-from support import EXAMPLES
+from support import EXAMPLES, PATIENCE
 
 from benchgraph.store import EmbeddedStore, StoreError
 from ingest.loader import ingest_file
 from server.generation import Generation
 from server.holding import HeldStore
+from server.workers import WorkerPool
 
 
 def test_a_generation_is_not_deleted_before_it_is_published(tmp_path: Path) -> None:
@@ -62,3 +65,38 @@ def test_a_write_is_published_after_a_snapshot_of_it_failed(tmp_path: Path) -> N
         assert [folder.name for folder in seen] == ["00000003"]
     finally:
         held.close()
+
+
+def test_the_pool_closes_while_a_generation_is_being_published(tmp_path: Path) -> None:
+    """Publishing holds the store's write lock and then takes the pool's lock to switch the
+    workers; closing the pool held the pool's lock while it waited for the store (and so for
+    that publish): a server stopped during a served ingest could hang there."""
+    location = tmp_path / "store"
+    EmbeddedStore(location).close()
+    pool = WorkerPool(location, 1, 10)
+    pool.start()
+    held = pool.held
+    assert held is not None
+    switching, go_on = threading.Event(), threading.Event()
+    switch = held._published
+
+    def slow_switch(*args: object) -> None:
+        switching.set()
+        go_on.wait(PATIENCE)
+        switch(*args)  # type: ignore[arg-type]
+
+    held._published = slow_switch
+    held.write(lambda store: ingest_file(store, next(EXAMPLES.glob("sota2-*.md"))))
+    publishing = threading.Thread(target=held.publish)
+    publishing.start()
+    assert switching.wait(PATIENCE)  # a publish holds the write lock, about to switch
+    closing = threading.Thread(target=pool.close)
+    closing.start()
+    deadline = time.monotonic() + PATIENCE
+    while pool._started and time.monotonic() < deadline:  # until close has begun
+        closing.join(0.05)
+    go_on.set()
+    closing.join(PATIENCE)
+    publishing.join(PATIENCE)
+    assert not closing.is_alive() and not publishing.is_alive()
+    assert not held.folder.exists()
