@@ -291,7 +291,9 @@ def ingest_files(
     accepted: dict[str, str] = {}  # page graph: the file of the batch that holds it
 
     def ready(block: bool) -> Iterator[Outcome]:
-        while waiting and writer.failure is None:
+        # Once a write failed, what came before it is still reported (pages written, pages
+        # refused): the failed write is never written, and stops the reporting there.
+        while waiting:
             item, number = waiting[0]
             if isinstance(item, Write) and not writer.written(number, block):
                 return

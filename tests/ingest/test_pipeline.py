@@ -14,7 +14,7 @@ import pyoxigraph as ox
 import pytest
 import rdflib
 from rdflib.compare import isomorphic
-from support import EXAMPLES
+from support import EXAMPLES, PATIENCE
 
 from benchgraph import terms
 from benchgraph.store import EmbeddedStore, StoreError
@@ -124,6 +124,45 @@ def test_the_first_failed_write_stops_the_batch(seeds: Path, store_dir: Path) ->
         written = {g for g in store.named_graphs() if "/graph/" in g}
         assert len(written) == 2  # nothing after the failed page
     assert threading.active_count() == before  # the writer has ended
+
+
+class LateFailingStore(EmbeddedStore):
+    """A real store whose writes wait until the batch has read its fourth page (as a slow disk
+    leaves them behind), and whose third write fails."""
+
+    def __init__(self, location: Path) -> None:
+        super().__init__(location)
+        self.reads = self.writes = 0
+        self.ahead = threading.Event()
+
+    def source_hash(self, graph: str, source: str) -> str | None:
+        self.reads += 1
+        if self.reads >= 4:
+            self.ahead.set()
+        return super().source_hash(graph, source)
+
+    def replace_graphs(self, graphs: Mapping[str, Iterable[ox.Triple]]) -> None:
+        assert self.ahead.wait(PATIENCE)
+        self.writes += 1
+        if self.writes == 3:
+            raise StoreError("cannot write: no space left on device")
+        super().replace_graphs(graphs)
+
+
+def test_pages_written_before_a_failed_write_are_reported_when_it_fails_first(
+    seeds: Path, store_dir: Path
+) -> None:
+    """The outcomes of pages written but not yet reported when a later write failed were
+    dropped: the summary counted fewer pages loaded than the store held."""
+    files = pages(seeds)
+    with LateFailingStore(store_dir) as store:
+        seen = []
+        with pytest.raises(loader.IngestStopped) as stopped:
+            for outcome in loader.ingest_files(store, files, NOW, depth=4):
+                seen.append((outcome.origin, outcome.status))
+        assert stopped.value.path == str(files[2])
+        assert seen == [(str(f), "loaded") for f in files[:2]]
+        assert len({g for g in store.named_graphs() if "/graph/" in g}) == 2
 
 
 def test_blank_nodes_written_apart_are_different_nodes(store_dir: Path) -> None:
