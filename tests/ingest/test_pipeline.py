@@ -127,18 +127,23 @@ def test_the_first_failed_write_stops_the_batch(seeds: Path, store_dir: Path) ->
 
 
 class LateFailingStore(EmbeddedStore):
-    """A real store whose writes wait until the batch has read its fourth page (as a slow disk
-    leaves them behind), and whose third write fails."""
+    """A real store whose writes wait until the batch has read its last page (as a slow disk
+    leaves them behind), and whose third write fails; reading the last page waits until the
+    writer has stopped on that failure, so it is known before any outcome is reported."""
 
-    def __init__(self, location: Path) -> None:
+    def __init__(self, location: Path, pages: int) -> None:
         super().__init__(location)
+        self.pages = pages
         self.reads = self.writes = 0
         self.ahead = threading.Event()
 
     def source_hash(self, graph: str, source: str) -> str | None:
         self.reads += 1
-        if self.reads >= 4:
+        if self.reads == self.pages:
             self.ahead.set()
+            for thread in threading.enumerate():
+                if thread.name == "benchgraph-writer":
+                    thread.join(PATIENCE)  # it ends on the failed write
         return super().source_hash(graph, source)
 
     def replace_graphs(self, graphs: Mapping[str, Iterable[ox.Triple]]) -> None:
@@ -155,7 +160,7 @@ def test_pages_written_before_a_failed_write_are_reported_when_it_fails_first(
     """The outcomes of pages written but not yet reported when a later write failed were
     dropped: the summary counted fewer pages loaded than the store held."""
     files = pages(seeds)
-    with LateFailingStore(store_dir) as store:
+    with LateFailingStore(store_dir, len(files)) as store:
         seen = []
         with pytest.raises(loader.IngestStopped) as stopped:
             for outcome in loader.ingest_files(store, files, NOW, depth=4):
