@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from live import Live
 from oxiserver import OxigraphServer
-from support import EXAMPLES, PATIENCE, REPO
+from support import EXAMPLES, PATIENCE, REPO, run_cli
 
 from benchgraph.queries import NamedQuery, catalogue
 from benchgraph.remote import RemoteStore
@@ -158,6 +158,26 @@ def test_a_select_answer_cached_by_a_request_serves_every_accept(live: Live, htt
     assert anything.body == first.body and anything.headers["etag"] == first.headers["etag"]
     assert browser.status == 200 and browser.type == "text/html"
     assert unanswered(csv), csv.text
+
+
+def test_an_ingest_through_the_server_is_warmed_again_in_the_background(live: Live, http) -> None:
+    """Readers move to the new generation at once; its parameterless named queries are then
+    answered ahead again, so that they come from the cache once more."""
+    first = wait_for_log(live, WARMED)[0]
+    page = REPO / "tests" / "data" / "sota2" / "nocaps-cider.md"
+    done = run_cli("ingest", str(page), store=live.store)
+    assert done.returncode == 0 and done.stdout.startswith("1 loaded"), done.stderr
+    now = http.fetch(f"{live.url}queries/benchmarks", Accept=JSON)  # at once: the new data
+    assert now.status == 200 and "NoCaps" in now.text
+    tag = now.headers["etag"].strip('"').split("-", 1)[0]
+    assert tag != first[3]
+    deadline = time.monotonic() + PATIENCE
+    while not any(m[3] == tag for m in WARMED.finditer(log_of(live))):
+        assert time.monotonic() < deadline, log_of(live)
+        time.sleep(0.1)
+    with workers_stopped(live):
+        warmed = http.fetch(f"{live.url}queries/papers", Accept=JSON)
+    assert warmed.status == 200 and warmed.headers["etag"].startswith(f'"{tag}-')
 
 
 def test_the_cache_key_holds_only_the_format_the_answer_is_written_in() -> None:
