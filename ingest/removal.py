@@ -5,6 +5,8 @@ IRI: its source document's, the URL its source was published at, or its page gra
 pages of one source URL are all its pages (its other metrics, its other page numbers), so such a
 name removes every one of them. Each page goes with its validation report, in one transaction,
 page by page; the merged view loses what the page stated, but what other pages state stays.
+A withdrawal is recorded, not erased: in the same transaction the page's version is kept in its
+history graph, with its report, and marked withdrawn in the versions catalogue.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ import pyoxigraph as ox
 
 from benchgraph import graphs, queries
 from benchgraph.store import Store
-from ingest import iris
+from benchgraph.validation import now
+from ingest import iris, versions
 from ingest.loader import read_page
 from ingest.records import PageError
 
@@ -120,7 +123,7 @@ def remove_pages(store: Store, names: Iterable[PageName]) -> Iterator[Removal]:
                 text += f"; named above by {removed[graph]}"
                 yield Removal(name.given, "removed", text + ")", key, graph, results, True)
                 continue
-            store.remove_page(graph)
+            store.remove_page(graph, versions.withdrawal(versions.read(store, key), now()))
             removed[graph] = name.given
             yield Removal(name.given, "removed", text + ")", key, graph, results)
 
