@@ -33,6 +33,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "benchgraph.export_cli",
     "benchgraph.copy_cli",
     "benchgraph.remove_cli",
+    "benchgraph.history_cli",
     "server.cli",
 )
 

@@ -110,7 +110,7 @@ def remove_pages(store: Store, names: Iterable[PageName]) -> Iterator[Removal]:
     one transaction, and yield a Removal for each page once it is gone (or for each name that
     names none). Every name is looked up before anything is removed. Raises StoreError: the
     pages yielded before it are removed, the others are not."""
-    found = [(name, _pages(store, name)) for name in names]
+    found = [(name, pages_of(store, name)) for name in names]
     removed: dict[str, str] = {}  # page graph: the name that removed it
     for name, pages in found:
         if not pages:
@@ -128,7 +128,7 @@ def remove_pages(store: Store, names: Iterable[PageName]) -> Iterator[Removal]:
             yield Removal(name.given, "removed", text + ")", key, graph, results)
 
 
-def _pages(store: Store, name: PageName) -> list[tuple[str, str, int]]:
+def pages_of(store: Store, name: PageName) -> list[tuple[str, str, int]]:
     """The page graphs ``name`` names, each with its identity and number of results."""
     answer = store.query(
         queries.internal("pages-of-source"),
