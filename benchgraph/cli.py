@@ -33,6 +33,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "benchgraph.export_cli",
     "benchgraph.copy_cli",
     "benchgraph.remove_cli",
+    "benchgraph.history_cli",
     "server.cli",
 )
 
@@ -149,7 +150,8 @@ class Tally:
 
     def __init__(self, verbose: bool) -> None:
         self.verbose = verbose
-        self.counts = {s: 0 for s in ("loaded", "unchanged", "refused", "unreadable", "skipped")}
+        statuses = ("loaded", "unchanged", "kept", "refused", "unreadable", "skipped")
+        self.counts = {s: 0 for s in statuses}
         self.results = self.warnings = self.infos = 0
         self.lines: list[str] = []
 
@@ -174,9 +176,16 @@ class Tally:
         # Only a folder walked can skip a file: a count that is always 0 for files named is
         # left out.
         skipped = f", {counts['skipped']} skipped (not a page)" if counts["skipped"] else ""
+        # Only a version older than the current one is kept: 0 in the common case, left out.
+        kept = ""
+        if counts["kept"]:
+            from ingest.loader import KEPT
+
+            kept = f", {counts['kept']} {KEPT}"
         return (
-            f"{counts['loaded']} loaded, {counts['unchanged']} unchanged, {counts['refused']} "
-            f"refused, {counts['unreadable']} unreadable{skipped}; {self.results} results in "
+            f"{counts['loaded']} loaded, {counts['unchanged']} unchanged{kept}, "
+            f"{counts['refused']} refused, {counts['unreadable']} unreadable{skipped}; "
+            f"{self.results} results in "
             f"the loaded pages; {self.warnings} warnings, {self.infos} infos{hint}"
         )
 

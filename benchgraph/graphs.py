@@ -9,6 +9,13 @@
   it is the named graph :data:`VIEW`, which benchgraph names as the dataset of its queries.
   Reports do not enter it: they are not facts any page states, and a query over the facts
   should not meet them.
+- A **history graph** per earlier version of a page, ``{ID}history/<page key>/<sha16>`` (the
+  first 16 hex digits of its bytes' SHA-256): exactly what its page graph held while it was
+  current, kept when a newer version replaced it or the page was withdrawn (or a version older
+  than the current one arrived late). Its report is kept beside it, under ``{ID}report/history/``.
+  History graphs are not page graphs: they never enter the merged view.
+- The **versions catalogue**, :data:`VERSIONS`: one ``bg:SourceVersion`` per version of every
+  page, current or not, with the ingest activity that generated it.
 - **Staging graphs**, ``urn:benchgraph:staging:…``: a large page on its way to a remote store.
 """
 
@@ -20,6 +27,8 @@ from benchgraph.vocab import ID
 
 PAGES = ID + "graph/"
 REPORTS = ID + "report/"
+HISTORY = ID + "history/"
+VERSIONS = ID + "versions"
 VIEW = ID + "merged"
 STAGING = "urn:benchgraph:staging:"
 
@@ -29,16 +38,31 @@ def page(key: str) -> str:
     return PAGES + quote(key, safe="/-")
 
 
+def history(key: str, sha256: str) -> str:
+    """Name of the graph that keeps the version of the page ``key`` whose bytes have the
+    SHA-256 ``sha256`` (64 hex digits, or its first 16), once it is no longer current."""
+    return HISTORY + quote(key, safe="/-") + "/" + sha256[:16]
+
+
 def report(page_graph: str) -> str:
-    """Name of the graph that holds the validation report of the graph ``page_graph``."""
+    """Name of the graph that holds the validation report of the graph ``page_graph`` (a page
+    graph, or a history graph, whose report is kept under ``report/history/``)."""
     if page_graph.startswith(PAGES):
         return REPORTS + page_graph[len(PAGES) :]
+    if page_graph.startswith(HISTORY):
+        return REPORTS + "history/" + page_graph[len(HISTORY) :]
     return REPORTS + "other/" + quote(page_graph, safe="")
 
 
 def is_page(graph: str) -> bool:
     """Whether ``graph`` is a page graph, whose statements enter the merged view."""
     return graph.startswith(PAGES)
+
+
+def is_history(graph: str) -> bool:
+    """Whether ``graph`` holds history: a kept version, its report, or the versions
+    catalogue. None of them is a page or a page's current report."""
+    return graph.startswith((HISTORY, REPORTS + "history/")) or graph == VERSIONS
 
 
 def is_hidden(graph: str) -> bool:

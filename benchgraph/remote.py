@@ -61,11 +61,13 @@ from benchgraph import export, graphs, queries, settings
 from benchgraph.sparqltext import keywords, query_form, substitute
 from benchgraph.store import (
     Answer,
+    Change,
     Notify,
     OutdatedStore,
     Store,
     StoreError,
     Term,
+    data,
     in_view,
     query_triples,
     replacement,
@@ -294,20 +296,30 @@ class RemoteStore(Store):
     # Writing
 
     def replace_graphs(self, contents: Mapping[str, Iterable[ox.Triple]]) -> None:
-        self._remove_stale_staging()
-        lines = {graph: [statement(t) for t in triples] for graph, triples in contents.items()}
-        update = replacement(lines, self.view)
-        names = ", ".join(f"<{graph}>" for graph in lines)
-        if len(update.encode("utf-8")) <= self.request_bytes:
-            self.update(f"replacing graph {names}", update)
-        else:
-            self._replace_staged(lines, names)
+        self.write(Change({graph: list(triples) for graph, triples in contents.items()}))
 
-    def _replace_staged(self, lines: Mapping[str, list[str]], names: str) -> None:
+    def write(self, change: Change) -> None:
+        """One update request; or, past ``store_request_bytes``, the replaced graphs staged
+        and then moved into place by one request that also copies the graphs kept and
+        writes the catalogue statements (see :meth:`_replace_staged`)."""
+        self._remove_stale_staging()
+        lines = {graph: [statement(t) for t in ts] for graph, ts in change.replaced.items()}
+        update = replacement(lines, self.view, change)
+        if len(update.encode("utf-8")) <= self.request_bytes:
+            self.update(f"replacing graph {change.names}", update)
+        else:
+            self._replace_staged(lines, change)
+
+    def _replace_staged(self, lines: Mapping[str, list[str]], change: Change) -> None:
         """Replace the graphs of ``lines`` through staging graphs filled in bounded requests,
-        then moved into place by one request; check the sizes after."""
+        then moved into place by one request (which first copies the graphs ``change`` keeps,
+        and ends with its catalogue statements); check the sizes after. Each step of the
+        move does nothing once the staging graphs are gone, and the catalogue statements
+        are the same when written again, so the last request is safe to repeat."""
+        names = change.names
         stamp = f"{graphs.STAGING}{int(time.time())}:{uuid.uuid4().hex}:"
         staging = {graph: f"{stamp}{i}" for i, graph in enumerate(lines)}
+        first = next(iter(staging.values()), None)
         try:
             for graph, graph_lines in lines.items():
                 budget = self.request_bytes - len(staging[graph]) - 64  # room for the update around
@@ -318,6 +330,14 @@ class RemoteStore(Store):
                         f"INSERT DATA {{ GRAPH <{staging[graph]}> {{\n{body}\n}} }}",
                     )
             moves = []
+            guard = f"FILTER EXISTS {{ GRAPH <{first}> {{ ?a ?b ?c }} }}" if first else ""
+            for graph, to in change.kept.items():
+                moves += [
+                    f"DELETE {{ GRAPH <{to}> {{ ?s ?p ?o }} }} WHERE {{ GRAPH <{to}> "
+                    f"{{ ?s ?p ?o }} {guard} }}",
+                    f"INSERT {{ GRAPH <{to}> {{ ?s ?p ?o }} }} WHERE {{ GRAPH <{graph}> "
+                    f"{{ ?s ?p ?o }} {guard} }}",
+                ]
             for graph, stage in staging.items():
                 if graphs.is_page(graph):
                     moves.append(withdrawal(graph, self.view, unless_gone=stage))
@@ -333,6 +353,8 @@ class RemoteStore(Store):
                         f"WHERE {{ GRAPH <{stage}> {{ ?s ?p ?o }} }}"
                     )
                 moves.append(f"DROP SILENT GRAPH <{stage}>")
+            for verb, found in (("DELETE", change.deleted), ("INSERT", change.added)):
+                moves += data(verb, {g: [statement(t) for t in ts] for g, ts in found.items()})
             self.update(f"moving the staged graph {names} into place", " ;\n".join(moves))
         except StoreError:
             for stage in staging.values():  # best effort: an old one is removed later anyway

@@ -26,7 +26,7 @@ import pyoxigraph as ox
 
 from benchgraph import holder
 from benchgraph.sparqltext import substitute
-from benchgraph.store import Answer, Store, StoreError, Term, query_triples
+from benchgraph.store import Answer, Change, Store, StoreError, Term, query_triples
 
 _WILDCARDS = {"0.0.0.0": "127.0.0.1", "[::]": "[::1]"}
 _LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
@@ -105,16 +105,26 @@ class ServedStore(Store):
             self._read("publishing what was written", "publish", b"")
 
     def replace_graphs(self, contents: Mapping[str, Iterable[ox.Triple]]) -> None:
-        names = [graph for graph in contents]
+        self.write(Change({graph: list(triples) for graph, triples in contents.items()}))
+
+    def write(self, change: Change) -> None:
+        """A write that only replaces graphs and adds to others is sent as N-Quads, which the
+        server loads as it loads its own ingest's; one that keeps or deletes is sent as the
+        update the store module builds. Either is one transaction on the server."""
+        if change.kept or any(change.deleted.values()):
+            super().write(change)
+            return
+        written = [*change.replaced.items(), *change.added.items()]
         quads = (
             ox.Quad(t.subject, t.predicate, t.object, ox.NamedNode(graph))
-            for graph, triples in contents.items()
+            for graph, triples in written
             for t in triples
         )
         body = gzip.compress(ox.serialize(quads, format=ox.RdfFormat.N_QUADS) or b"", 1)
-        shown = ", ".join(f"<{graph}>" for graph in names)
-        query = urllib.parse.urlencode([("graph", graph) for graph in names])
-        self._read(f"writing graph {shown}", f"replace?{query}", body)
+        named = [("graph", graph) for graph in change.replaced]
+        named += [("added", graph) for graph in change.added]
+        query = urllib.parse.urlencode(named)
+        self._read(f"writing graph {change.names}", f"replace?{query}", body)
         self._wrote = True
 
     def update(self, what: str, text: str) -> None:

@@ -25,7 +25,7 @@ import shutil
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
@@ -121,18 +121,63 @@ def withdrawal(graph: str, view: str | None, *, unless_gone: str | None = None) 
     )
 
 
-def replacement(lines: Mapping[str, Sequence[str]], view: str | None) -> str:
+@dataclass(frozen=True)
+class Change:
+    """One write, done in one transaction: graphs ``replaced`` with their triples, after each
+    graph of ``kept`` is copied to the graph it maps to (a version kept as history), and
+    triples ``added`` to, and ``deleted`` from, graphs that are not replaced (the versions
+    catalogue)."""
+
+    replaced: Mapping[str, Sequence[ox.Triple]]
+    kept: Mapping[str, str] = field(default_factory=dict)
+    added: Mapping[str, Sequence[ox.Triple]] = field(default_factory=dict)
+    deleted: Mapping[str, Sequence[ox.Triple]] = field(default_factory=dict)
+
+    @property
+    def names(self) -> str:
+        """The graphs written, for messages."""
+        return ", ".join(f"<{graph}>" for graph in dict.fromkeys([*self.replaced, *self.added]))
+
+
+def copies(kept: Mapping[str, str]) -> list[str]:
+    """The operations that copy each graph of ``kept`` to the graph it maps to (replacing
+    that graph's content)."""
+    return [f"COPY SILENT GRAPH <{graph}> TO GRAPH <{to}>" for graph, to in kept.items()]
+
+
+def data(verb: str, lines: Mapping[str, Sequence[str]]) -> list[str]:
+    """``INSERT DATA`` or ``DELETE DATA`` (``verb``) of the statements ``lines`` holds by
+    graph, as one operation (none when there are none)."""
+    body = [f"GRAPH <{graph}> {{\n" + "\n".join(ts) + "\n}" for graph, ts in lines.items() if ts]
+    return [f"{verb} DATA {{\n" + "\n".join(body) + "\n}"] if body else []
+
+
+def replacement(
+    lines: Mapping[str, Sequence[str]],
+    view: str | None,
+    change: Change | None = None,
+) -> str:
     """The update that replaces each named graph of ``lines`` with its statements, in one
-    request, and keeps the view equal to the union of the page graphs: first the replaced
-    pages' statements leave it (unless another page states them), then the new ones enter.
-    Blank node labels are scoped to the request, so each must be unique per graph."""
-    operations = [withdrawal(graph, view) for graph in lines if graphs.is_page(graph)]
+    request, and keeps the view equal to the union of the page graphs: first the graphs
+    ``change`` keeps are copied, then the replaced pages' statements leave the view (unless
+    another page states them), then the new ones enter, with the statements ``change`` adds
+    (and without those it deletes). Blank node labels are scoped to the request, so each must
+    be unique per graph."""
+    operations = copies(change.kept) if change else []
+    operations += [withdrawal(graph, view) for graph in lines if graphs.is_page(graph)]
     operations += [f"DROP SILENT GRAPH <{graph}>" for graph in lines]
+    if change is not None:
+        operations += data(
+            "DELETE", {g: [statement(t) for t in ts] for g, ts in change.deleted.items()}
+        )
     inserts = [f"GRAPH <{graph}> {{\n" + "\n".join(body) + "\n}" for graph, body in lines.items()]
+    if change is not None:
+        added = {g: [statement(t) for t in ts] for g, ts in change.added.items()}
+        inserts += [f"GRAPH <{g}> {{\n" + "\n".join(ts) + "\n}" for g, ts in added.items() if ts]
     facts = [line for graph, body in lines.items() if graphs.is_page(graph) for line in body]
     if facts:
         inserts.append(in_view("\n".join(facts), view))
-    return " ;\n".join(operations) + " ;\nINSERT DATA {\n" + "\n".join(inserts) + "\n}"
+    return " ;\n".join([*operations, "INSERT DATA {\n" + "\n".join(inserts) + "\n}"])
 
 
 def removal(graph: str, view: str | None) -> str:
@@ -193,6 +238,13 @@ class Store(ABC):
         Raises StoreError if the write fails; every graph then keeps its previous content.
         """
 
+    def write(self, change: Change) -> None:
+        """Do ``change`` in one transaction (see Change), the view with it.
+
+        Raises StoreError if the write fails; the store is then as it was."""
+        lines = {g: [statement(t) for t in ts] for g, ts in change.replaced.items()}
+        self.update(f"writing graph {change.names}", replacement(lines, self.view, change))
+
     def replace_graph(self, graph: str, triples: Iterable[ox.Triple]) -> None:
         """Replace the named graph ``graph`` with ``triples`` at once (see replace_graphs)."""
         self.replace_graphs({graph: triples})
@@ -202,12 +254,18 @@ class Store(ABC):
         graph, the statements no other page states from the view, at once."""
         self.update(f"removing graph <{graph}>", removal(graph, self.view))
 
-    def remove_page(self, graph: str) -> None:
+    def remove_page(self, graph: str, change: Change | None = None) -> None:
         """Remove the page graph ``graph`` and its validation report graph in one transaction,
         with the statements no other page states from the view (a no-op for a page that is
-        not there). Raises StoreError; the page and its report are then both still there."""
-        drop_report = f"DROP SILENT GRAPH <{graphs.report(graph)}>"
-        self.update(f"removing page <{graph}>", f"{removal(graph, self.view)} ;\n{drop_report}")
+        not there), once the graphs ``change`` keeps are copied, and with its catalogue
+        statements added and deleted (its ``replaced`` graphs are not written). Raises
+        StoreError; the page and its report are then both still there."""
+        operations = copies(change.kept) if change else []
+        operations += [removal(graph, self.view), f"DROP SILENT GRAPH <{graphs.report(graph)}>"]
+        if change is not None:
+            for verb, found in (("DELETE", change.deleted), ("INSERT", change.added)):
+                operations += data(verb, {g: [statement(t) for t in ts] for g, ts in found.items()})
+        self.update(f"removing page <{graph}>", " ;\n".join(operations))
 
     @abstractmethod
     def update(self, what: str, text: str) -> None:
@@ -460,23 +518,27 @@ class EmbeddedStore(Store):
         self._release()
 
     def replace_graphs(self, contents: Mapping[str, Iterable[ox.Triple]]) -> None:
-        """One transaction either way. Graphs that do not exist yet (a first ingest) are loaded
-        as N-Quads, the page's statements into the view as well: about a third faster than the
-        SPARQL update that replaces existing ones, and without holding Python's lock (an ingest
-        prepares the next pages meanwhile). The load gives blank nodes new identities, as
-        ``INSERT DATA`` does, the same within one write."""
-        given = {g: list(ts) for g, ts in contents.items()}
-        names = ", ".join(f"<{graph}>" for graph in given)
-        if any(self._store.contains_named_graph(ox.NamedNode(g)) for g in given):
-            lines = {g: [statement(t) for t in ts] for g, ts in given.items()}
-            self.update(f"writing graph {names}", replacement(lines, None))
+        self.write(Change({g: list(ts) for g, ts in contents.items()}))
+
+    def write(self, change: Change) -> None:
+        """One transaction either way. A write that replaces graphs that do not exist yet (a
+        first ingest), and only adds to the others, is loaded as N-Quads, the page's
+        statements into the view as well: about a third faster than the SPARQL update that
+        replaces existing ones, and without holding Python's lock (an ingest prepares the next
+        pages meanwhile). The load gives blank nodes new identities, as ``INSERT DATA`` does,
+        the same within one write."""
+        given = change.replaced
+        fresh = not change.kept and not any(change.deleted.values())
+        if not fresh or any(self._store.contains_named_graph(ox.NamedNode(g)) for g in given):
+            super().write(change)
             return
         facts = [t for g, ts in given.items() if graphs.is_page(g) for t in ts]
-        data = b"".join(_nquads(g, ts) for g, ts in given.items()) + _nquads(None, facts)
+        written = [*given.items(), *change.added.items()]
+        data = b"".join(_nquads(g, ts) for g, ts in written) + _nquads(None, facts)
         try:
             self._store.load(data, format=ox.RdfFormat.N_QUADS)
         except (OSError, SyntaxError) as error:
-            raise StoreError(f"cannot write graph {names}: {error}") from None
+            raise StoreError(f"cannot write graph {change.names}: {error}") from None
         self._written(len(data))
 
     def update(self, what: str, text: str) -> None:

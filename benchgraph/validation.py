@@ -558,8 +558,12 @@ def cross_page_findings(store: Store, shapes: rdflib.Graph | None = None) -> lis
 
 def page_graphs(store: Store) -> list[str]:
     """The graphs to validate: every named graph but the reports (the merged view only repeats
-    what they state)."""
-    return [g for g in store.named_graphs() if not g.startswith(graphs.REPORTS)]
+    what they state) and the history (kept versions, which were validated when current)."""
+    return [
+        g
+        for g in store.named_graphs()
+        if not g.startswith(graphs.REPORTS) and not graphs.is_history(g)
+    ]
 
 
 def validate_store(
@@ -587,7 +591,8 @@ def validate_store(
             store.replace_graphs({name: report.triples(name, source, when)})
     if save:
         for stale in store.named_graphs():
-            if stale.startswith(graphs.REPORTS) and stale not in kept:
+            current = stale.startswith(graphs.REPORTS) and not graphs.is_history(stale)
+            if current and stale not in kept:
                 store.remove_graph(stale)
     result = StoreReport(reports, cross_page_findings(store, shapes), store.check_view())
     return result.conforms, result

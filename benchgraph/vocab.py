@@ -42,6 +42,7 @@ Setting = BG + "Setting"
 SourceDocument = BG + "SourceDocument"
 Direction = BG + "Direction"
 UnmappedUnit = BG + "UnmappedUnit"
+SourceVersion = BG + "SourceVersion"
 
 # Individuals
 HigherIsBetter = BG + "HigherIsBetter"
@@ -99,6 +100,11 @@ checkedOn = BG + "checkedOn"
 dataFreeze = BG + "dataFreeze"
 publisherName = BG + "publisherName"
 
+# Versions of a source page (the versions catalogue)
+versionOf = BG + "versionOf"
+versionGraph = BG + "versionGraph"
+withdrawnAt = BG + "withdrawnAt"
+
 # Standard terms used by benchgraph
 type_ = RDF + "type"
 JSON = RDF + "JSON"
@@ -111,6 +117,12 @@ modified = DCTERMS + "modified"
 date = DCTERMS + "date"
 wasDerivedFrom = PROV + "wasDerivedFrom"
 generatedAtTime = PROV + "generatedAtTime"
+Entity = PROV + "Entity"
+Activity = PROV + "Activity"
+wasRevisionOf = PROV + "wasRevisionOf"
+wasGeneratedBy = PROV + "wasGeneratedBy"
+startedAtTime = PROV + "startedAtTime"
+endedAtTime = PROV + "endedAtTime"
 url = SCHEMA + "url"
 
 BG_TERMS = sorted(

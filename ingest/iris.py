@@ -103,6 +103,12 @@ def source(key: str) -> str:
     return f"{ID}source/{quote(key, safe='/-')}"
 
 
+def version(key: str, sha256: str) -> str:
+    """IRI of the version of the page ``key`` whose bytes have the SHA-256 ``sha256``: the
+    source's IRI, then ``/version/`` and the digest's first 16 hex digits."""
+    return f"{source(key)}/version/{sha256[:16]}"
+
+
 def graph(key: str) -> str:
     """Name of the named graph that holds one source page."""
     return graphs.page(key)

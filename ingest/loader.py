@@ -4,9 +4,11 @@ page.
 A folder is walked past what holds no pages (stores, hidden files, virtualenvs, build output),
 and a file found there that is no page is skipped. A page that cannot be read, parsed or mapped,
 or whose graph breaks a shape with severity sh:Violation, changes nothing in the store. An
-accepted page's graph and its validation report are written in one transaction. Identical bytes
-ingested again change nothing either (not even the ingest time). Within one batch a page is
-loaded from the first file that holds it.
+accepted page's graph and its validation report are written in one transaction, with its entry
+in the versions catalogue (:mod:`ingest.versions`); the version it replaces is kept as history
+in the same transaction, and a version older than the current one is kept as history only.
+Bytes the store holds already (current or kept) change nothing (not even the ingest time).
+Within one batch a page is loaded from the first file that holds it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import os
 import queue
 import threading
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -25,13 +27,16 @@ from typing import Literal
 import pyoxigraph as ox
 
 from benchgraph import graphs, validation
-from benchgraph.store import EmbeddedStore, Store, StoreError, is_remote
-from ingest import iris, radar, sota2
+from benchgraph.store import Change, EmbeddedStore, Store, StoreError, is_remote
+from ingest import iris, radar, sota2, versions
 from ingest.mapper import map_page
 from ingest.records import Page, PageError
+from ingest.versions import Activity
 
 PARSERS = (sota2, radar)
-Status = Literal["loaded", "unchanged", "refused", "unreadable", "skipped"]
+# kept: a version older than the current one, kept as history only.
+Status = Literal["loaded", "unchanged", "kept", "refused", "unreadable", "skipped"]
+KEPT = "kept as history (older than the current version)"  # as the summary line says it
 # Folders a walk passes by, besides hidden ones, stores and virtualenvs: build output and
 # installed packages, which hold no pages of their own.
 BUILD_FOLDERS = frozenset({"build", "dist", "__pycache__", "node_modules", "site-packages"})
@@ -168,10 +173,16 @@ def _is_store(folder: Path, store: Path | None) -> bool:
 
 @dataclass(frozen=True)
 class Write:
-    """A page ready to be written: its graph and report graph, and the outcome once written."""
+    """A page ready to be written: its graphs and catalogue entry (and the version it keeps
+    as history), and the outcome once written."""
 
-    graphs: dict[str, list[ox.Triple]]
+    change: Change
     outcome: Outcome
+
+    @property
+    def graphs(self) -> Mapping[str, Sequence[ox.Triple]]:
+        """The graphs it replaces: the page's (or its history graph) and its report's."""
+        return self.change.replaced
 
 
 def prepare(
@@ -180,6 +191,7 @@ def prepare(
     now: str | None = None,
     named: bool = True,
     accepted: dict[str, str] | None = None,
+    activity: Activity | None = None,
 ) -> Outcome | Write:
     """Read one file and go on as :func:`prepare_bytes` with its bytes: the Outcome of a page
     that is unreadable, unchanged, refused or skipped, else the Write that loads it."""
@@ -188,7 +200,7 @@ def prepare(
         data = path.read_bytes()
     except OSError as error:
         return Outcome(origin, "unreadable", f"{origin}: cannot read: {error.strerror}")
-    return prepare_bytes(store, data, origin, now, named, accepted)
+    return prepare_bytes(store, data, origin, now, named, accepted, activity)
 
 
 def prepare_bytes(
@@ -198,10 +210,13 @@ def prepare_bytes(
     now: str | None = None,
     named: bool = True,
     accepted: dict[str, str] | None = None,
+    activity: Activity | None = None,
 ) -> Outcome | Write:
     """Parse, map and validate the bytes of one page, read from ``origin`` (the name messages
     give it): the Outcome of a page that is unchanged, refused, unreadable (the shapes cannot
-    be read) or (not ``named``, and not a page) skipped, else the Write that loads it.
+    be read) or (not ``named``, and not a page) skipped, else the Write that loads it (its
+    outcome ``loaded``, or ``kept`` for a version older than the current one). ``activity``
+    is the ingest it belongs to (by default, one of its own, ending with its write).
 
     ``accepted`` maps the page graphs a batch has accepted so far to their files: a page already
     in it is refused before the store is read, and an accepted page is added to it. Raises
@@ -216,7 +231,9 @@ def prepare_bytes(
                 f"{origin}: the same page as {accepted[graph]} (page identity {page.key}); "
                 "only the first is loaded (keep one of the two files)",
             )
-        if store.source_hash(graph, source) == page.sha256:
+        known = versions.read(store, page.key)
+        found = known.find(page.sha256)
+        if found is not None and (found.current or known.current is not None):
             item: Outcome | Write = Outcome(
                 origin, "unchanged", "", len(page.results), graph, page=page.key
             )
@@ -228,13 +245,36 @@ def prepare_bytes(
                 violations = (f for f in report.findings if f.severity == "Violation")
                 reasons = tuple(f.describe() for f in violations)
                 return Outcome(origin, "refused", report.refusal(), reasons=reasons)
-            report_graph = graphs.report(graph)
-            contents = {graph: triples, report_graph: report.triples(report_graph, source, when)}
-            notes = tuple(str(warning) for warning in page.warnings)
-            loaded = Outcome(
-                origin, "loaded", "", len(page.results), graph, report.findings, notes, page.key
+            plan = versions.plan(
+                known,
+                page.sha256,
+                page.data_updated or "",
+                len(page.results),
+                when,
+                activity or Activity.begin(when, ended=True),
+                triples,
+                lambda name: report.triples(name, source, when),
             )
-            item = Write(contents, loaded)
+            notes = tuple(str(warning) for warning in page.warnings)
+            if plan.kind == "kept":
+                message = f"{origin}: page {page.key}: {KEPT}"
+                kept = graphs.history(page.key, page.sha256)
+                outcome = Outcome(
+                    origin,
+                    "kept",
+                    message,
+                    len(page.results),
+                    kept,
+                    report.findings,
+                    notes,
+                    page.key,
+                )
+            else:
+                outcome = Outcome(
+                    origin, "loaded", "", len(page.results), graph, report.findings, notes, page.key
+                )
+            assert plan.change is not None
+            item = Write(plan.change, outcome)
     except NotAPage as error:
         if named:
             return Outcome(origin, "refused", str(error), reasons=(str(error),), not_a_page=True)
@@ -258,7 +298,7 @@ def ingest_file(store: Store, path: Path, now: str | None = None) -> Outcome:
     previous version): that stops a batch, whose other pages would fail alike."""
     item = prepare(store, path, now)
     if isinstance(item, Write):
-        store.replace_graphs(item.graphs)
+        store.write(item.change)
         return item.outcome
     return item
 
@@ -285,6 +325,7 @@ def ingest_files(
     (the store writes without holding Python's lock), at most ``depth`` pages ahead. The first
     failure of the store, reading or writing, stops everything after it: IngestStopped is
     raised, naming the file."""
+    activity = Activity.begin(now or validation.now())
     writer = _Writer(store, depth)
     writer.start()
     waiting: deque[tuple[Outcome | Write, int]] = deque()  # with the number of its write
@@ -306,7 +347,7 @@ def ingest_files(
             if writer.failure is not None:
                 break
             try:
-                item = prepare(store, file.path, now, file.named, accepted)
+                item = prepare(store, file.path, now, file.named, accepted, activity)
             except StoreError as error:  # the store could not be read
                 yield from ready(block=True)  # the pages before it are written first
                 if writer.failure is None:
@@ -320,6 +361,8 @@ def ingest_files(
     if writer.failure is not None:
         failed, cause = writer.failure
         raise IngestStopped(cause, failed.outcome.origin)
+    if writer.wrote:  # the ingest's end, once its pages are written (raises StoreError)
+        store.write(activity.end(validation.now()))
 
 
 class _Writer(threading.Thread):
@@ -361,7 +404,7 @@ class _Writer(threading.Thread):
                 if self._stopping or self.failure is not None:
                     return
             try:
-                self.store.replace_graphs(item.graphs)
+                self.store.write(item.change)
             except StoreError as error:
                 with self._changed:
                     self.failure = (item, error)
@@ -370,6 +413,11 @@ class _Writer(threading.Thread):
             with self._changed:
                 self._done += 1
                 self._changed.notify_all()
+
+    @property
+    def wrote(self) -> bool:
+        """Whether any write is done."""
+        return self._done > 0
 
     def stop(self) -> None:
         """Finish the write in progress, drop the queued ones, and end the thread."""
@@ -384,4 +432,4 @@ class _Writer(threading.Thread):
             self.join(0.1)
 
 
-_STOP = Write({}, Outcome("", "unchanged"))
+_STOP = Write(Change({}), Outcome("", "unchanged"))

@@ -5,6 +5,8 @@ IRI: its source document's, the URL its source was published at, or its page gra
 pages of one source URL are all its pages (its other metrics, its other page numbers), so such a
 name removes every one of them. Each page goes with its validation report, in one transaction,
 page by page; the merged view loses what the page stated, but what other pages state stays.
+A withdrawal is recorded, not erased: in the same transaction the page's version is kept in its
+history graph, with its report, and marked withdrawn in the versions catalogue.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ import pyoxigraph as ox
 
 from benchgraph import graphs, queries
 from benchgraph.store import Store
-from ingest import iris
+from benchgraph.validation import now
+from ingest import iris, versions
 from ingest.loader import read_page
 from ingest.records import PageError
 
@@ -107,7 +110,7 @@ def remove_pages(store: Store, names: Iterable[PageName]) -> Iterator[Removal]:
     one transaction, and yield a Removal for each page once it is gone (or for each name that
     names none). Every name is looked up before anything is removed. Raises StoreError: the
     pages yielded before it are removed, the others are not."""
-    found = [(name, _pages(store, name)) for name in names]
+    found = [(name, pages_of(store, name)) for name in names]
     removed: dict[str, str] = {}  # page graph: the name that removed it
     for name, pages in found:
         if not pages:
@@ -120,12 +123,12 @@ def remove_pages(store: Store, names: Iterable[PageName]) -> Iterator[Removal]:
                 text += f"; named above by {removed[graph]}"
                 yield Removal(name.given, "removed", text + ")", key, graph, results, True)
                 continue
-            store.remove_page(graph)
+            store.remove_page(graph, versions.withdrawal(versions.read(store, key), now()))
             removed[graph] = name.given
             yield Removal(name.given, "removed", text + ")", key, graph, results)
 
 
-def _pages(store: Store, name: PageName) -> list[tuple[str, str, int]]:
+def pages_of(store: Store, name: PageName) -> list[tuple[str, str, int]]:
     """The page graphs ``name`` names, each with its identity and number of results."""
     answer = store.query(
         queries.internal("pages-of-source"),

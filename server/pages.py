@@ -10,7 +10,8 @@ is one transaction, and the answer is sent once the readers see it.
 - ``POST /pages[?name=N]``: the body is one page's bytes, its format found from its content as
   at ingest; ``name`` is what messages call it. It passes the gate ``benchgraph ingest`` uses
   (:func:`ingest.loader.prepare_bytes`: parse, map, SHACL). 201 loaded, with ``Location`` (its
-  source document's resource); 200 unchanged (the same bytes are in the store); 422 refused by
+  source document's resource); 200 unchanged (the same bytes are in the store) or kept (a
+  version older than the current one, kept as history only); 422 refused by
   the gate, its reasons in ``messages``; 415 no page at all; 413 a body over
   ``max_request_bytes``.
 - ``DELETE /pages/<page>``: the page whose identity is ``page`` (as ``benchgraph remove``
@@ -129,10 +130,10 @@ def load() -> tuple[Response, int] | Response:
     origin = request.args.get("name") or UNNAMED
     item = prepare_bytes(held.store, request.get_data(), origin)
     if isinstance(item, Write):
-        contents = item.graphs
+        change = item.change
 
         def write(store: EmbeddedStore) -> None:
-            store.replace_graphs(contents)
+            store.write(change)
 
         held.write(write)
         held.publish()  # answered once the readers see the page
@@ -149,7 +150,7 @@ def _answer(outcome: Outcome, summary: str) -> tuple[Response, int] | Response:
     if outcome.status == "refused":
         first = outcome.message.splitlines()[0].removesuffix(":")
         raise ApiError(422, first, messages=list(outcome.reasons), summary=summary)
-    if outcome.status not in ("loaded", "unchanged"):  # the shapes cannot be read
+    if outcome.status not in ("loaded", "unchanged", "kept"):  # the shapes cannot be read
         current_app.logger.error("a page posted cannot be validated: %s", outcome.message)
         raise ApiError(503, "pages cannot be validated right now; try again later")
     source = iris.source(outcome.page)
@@ -165,7 +166,7 @@ def _answer(outcome: Outcome, summary: str) -> tuple[Response, int] | Response:
         warnings=list(outcome.warnings),
         findings=[finding.as_dict() for finding in outcome.findings],
     )
-    if outcome.status == "unchanged":
+    if outcome.status != "loaded":  # unchanged, or kept as history: not what the source shows
         return body
     backend = current()
     base = backend.id_base()

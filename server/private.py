@@ -12,8 +12,9 @@ Nothing here is the public surface: ``/sparql`` stays read-only.
 - ``GET /_store/graphs``: the named graphs, JSON. ``GET /_store/triples[?graph=G]``: a named
   graph's (or the merged view's) triples, N-Triples. ``GET /_store/quads``: every quad, N-Quads;
   both streamed.
-- ``POST /_store/replace?graph=G...``: replace the graphs named with the N-Quads of the body
-  (gzip), in one transaction. ``POST /_store/update?what=W``: run the update of the body (one
+- ``POST /_store/replace?graph=G...[&added=A...]``: replace the graphs ``graph`` names with the
+  N-Quads of the body (gzip), and add its quads in the graphs ``added`` names to them, in one
+  transaction. ``POST /_store/update?what=W``: run the update of the body (one
   the store module builds) as one transaction. ``POST /_store/publish``: readers see what was
   written once it answers.
 """
@@ -30,7 +31,7 @@ from collections.abc import Callable, Iterator
 import pyoxigraph as ox
 from flask import Blueprint, Response, request
 
-from benchgraph.store import EmbeddedStore, StoreError
+from benchgraph.store import Change, EmbeddedStore, StoreError
 from server.backend import current
 from server.errors import ApiError
 from server.holding import HeldStore
@@ -134,20 +135,24 @@ def quads() -> Response:
 def replace() -> Response:
     held = _held()
     names = request.args.getlist("graph")
+    added_to = request.args.getlist("added")
     try:
         data = gzip.decompress(request.get_data())
         parsed = list(ox.parse(data, format=ox.RdfFormat.N_QUADS))
     except (OSError, EOFError, zlib.error, SyntaxError) as error:
         raise ApiError(400, f"the graphs sent cannot be read: {error}") from None
     contents: dict[str, list[ox.Triple]] = {name: [] for name in names}
+    added: dict[str, list[ox.Triple]] = {name: [] for name in added_to if name not in contents}
     for quad in parsed:
         graph = quad.graph_name
-        if not isinstance(graph, ox.NamedNode) or graph.value not in contents:
+        name = graph.value if isinstance(graph, ox.NamedNode) else None
+        target = contents if name in contents else added
+        if name is None or name not in target:
             raise ApiError(400, f"a quad sent is in a graph not named: {graph}")
-        contents[graph.value].append(quad.triple)
+        target[name].append(quad.triple)
 
     def write(store: EmbeddedStore) -> None:
-        store.replace_graphs(contents)
+        store.write(Change(contents, added=added))
 
     _written(held, write)
     return Response(status=204)

@@ -3,12 +3,15 @@ nothing when a page is refused."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
+import pyoxigraph as ox
 import pytest
 from support import EXAMPLES, REPO, run_cli
 
+from benchgraph import graphs
 from benchgraph.store import EmbeddedStore
 
 LAION = EXAMPLES / "sota2-prompt-recovery-on-laion.md"
@@ -36,17 +39,28 @@ def test_same_bytes_twice_change_nothing(store_dir: Path) -> None:
     assert quads(store_dir) == before
 
 
-def test_a_changed_page_replaces_its_graph(store_dir: Path, tmp_path: Path) -> None:
+def test_a_changed_page_replaces_its_graph_and_keeps_the_old_version(
+    store_dir: Path, tmp_path: Path
+) -> None:
     assert run_cli("ingest", str(LAION), store=store_dir).returncode == 0
     before = quads(store_dir)
+    old = hashlib.sha256(LAION.read_bytes()).hexdigest()
     changed = tmp_path / "renamed-file.txt"  # another file name: identity comes from the page
     changed.write_text(LAION.read_text().replace("Data updated: 2026-", "Data updated: 2027-"))
     assert run_cli("ingest", str(changed), store=store_dir).returncode == 0
     after = quads(store_dir)
-    graphs = {str(q.graph_name) for q in after}
-    assert graphs == {str(q.graph_name) for q in before}
-    assert len(after) == len(before)  # replaced, not added: only the dates differ
-    assert {q.object.value for q in after} - {q.object.value for q in before}
+    page = graphs.page("sota2/prompt-recovery-on-laion/clip-score")
+    history = graphs.history("sota2/prompt-recovery-on-laion/clip-score", old)
+
+    def in_graph(found: set[ox.Quad], graph: str) -> set[ox.Triple]:
+        return {q.triple for q in found if q.graph_name == ox.NamedNode(graph)}
+
+    # The page graph is replaced: as many statements, the dates differ ...
+    assert len(in_graph(after, page)) == len(in_graph(before, page))
+    assert in_graph(after, page) != in_graph(before, page)
+    # ... and the version it replaced is kept, statement for statement, with its report.
+    assert in_graph(after, history) == in_graph(before, page)
+    assert in_graph(after, graphs.report(history)) == in_graph(before, graphs.report(page))
 
 
 BAD_EDITS = {
