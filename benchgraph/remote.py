@@ -49,7 +49,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, TypeVar
 
@@ -294,9 +294,6 @@ class RemoteStore(Store):
             ) from None
 
     # Writing
-
-    def replace_graphs(self, contents: Mapping[str, Iterable[ox.Triple]]) -> None:
-        self.write(Change({graph: list(triples) for graph, triples in contents.items()}))
 
     def write(self, change: Change) -> None:
         """One update request; or, past ``store_request_bytes``, the replaced graphs staged

@@ -20,7 +20,7 @@ import json
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import pyoxigraph as ox
 
@@ -103,9 +103,6 @@ class ServedStore(Store):
         if self._wrote and not self._failed:
             self._wrote = False
             self._read("publishing what was written", "publish", b"")
-
-    def replace_graphs(self, contents: Mapping[str, Iterable[ox.Triple]]) -> None:
-        self.write(Change({graph: list(triples) for graph, triples in contents.items()}))
 
     def write(self, change: Change) -> None:
         """A write that only replaces graphs and adds to others is sent as N-Quads, which the

@@ -230,13 +230,13 @@ class Store(ABC):
     def close(self) -> None:
         """Flush writes and release the store."""
 
-    @abstractmethod
     def replace_graphs(self, contents: Mapping[str, Iterable[ox.Triple]]) -> None:
         """Replace each named graph of ``contents`` with its triples, all at once (a page's graph
-        and its validation report, for instance), and the view with them.
+        and its validation report, for instance), and the view with them: a :meth:`write`.
 
         Raises StoreError if the write fails; every graph then keeps its previous content.
         """
+        self.write(Change({graph: list(triples) for graph, triples in contents.items()}))
 
     def write(self, change: Change) -> None:
         """Do ``change`` in one transaction (see Change), the view with it.
@@ -516,9 +516,6 @@ class EmbeddedStore(Store):
         if not self._read_only:
             self._store.flush()
         self._release()
-
-    def replace_graphs(self, contents: Mapping[str, Iterable[ox.Triple]]) -> None:
-        self.write(Change({g: list(ts) for g, ts in contents.items()}))
 
     def write(self, change: Change) -> None:
         """One transaction either way. A write that replaces graphs that do not exist yet (a
