@@ -56,3 +56,30 @@ class Live:
             self.process.stdout.close()
         self.log.close()
         return self.process.returncode
+
+
+def _stat(pid: int | str) -> list[str]:
+    """The fields of ``/proc/PID/stat`` after the command name: state, parent pid, ...
+    Raises OSError once the process is gone."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (a server's query workers)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if int(_stat(entry.name)[1]) == pid:
+                    found.append(int(entry.name))
+            except OSError:  # ended meanwhile
+                continue
+    return found
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, ended and waiting to be reaped, does not)."""
+    try:
+        return _stat(pid)[0] != "Z"
+    except OSError:
+        return False

@@ -29,6 +29,7 @@ from typing import Any
 
 import pytest
 from linked_support import Live, fetch
+from live import children, running
 from robustness.corpus import Row, new_id, render_sota2
 from support import PATIENCE, REPO, run_cli
 
@@ -278,29 +279,6 @@ def test_generations_stay_few_during_a_served_ingest_and_go_when_the_server_stop
 
 
 # --- kill -9 of the server in the middle of a served ingest ---------------------------------
-
-
-def children(pid: int) -> set[int]:
-    """The processes whose parent is ``pid`` (the server's query workers)."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                found.add(int(entry.name))
-    return found
-
-
-def running(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie, ended and waiting for its parent to reap it, does not)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def await_(what: str, done: Any) -> Any:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pyoxigraph as ox
 import pytest
+from live import children, running
 from support import PATIENCE
 
 from server.engine import Answer, Failure, Job
@@ -353,26 +354,6 @@ def test_a_worker_that_cannot_open_the_store_is_503_without_the_path(
     assert errors and all("no query worker is available" in e for e in errors)
     assert not any(str(tmp_path) in e for e in errors)
     assert "cannot open the store at" in caplog.text  # the log still says why
-
-
-def children(pid: int) -> list[int]:
-    """The processes whose parent is ``pid`` (from /proc)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-                if int(fields[1]) == pid:
-                    found.append(int(entry.name))
-    return found
-
-
-def running(pid: int) -> bool:
-    """Whether process ``pid`` exists and is not a zombie."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def ask_quietly(fetch: Any, url: str) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from live import Live
+from live import Live, children
 from oxiserver import OxigraphServer
 from support import EXAMPLES, PATIENCE, REPO, run_cli
 
@@ -57,21 +57,6 @@ def wait_for_log(live: Live, pattern: re.Pattern[str], count: int = 1) -> list[r
         if time.monotonic() > deadline:
             raise AssertionError(f"{pattern.pattern!r} is not in the log:\n{log_of(live)}")
         time.sleep(0.1)
-
-
-def children(pid: int) -> list[int]:
-    """The processes whose parent is ``pid`` (the server's query workers)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-            found.append(int(entry.name))
-    return found
 
 
 @contextmanager
