@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -26,6 +27,7 @@ FORMATS = ("table", "csv", "json")
 COLUMNS = (
     "version", "dataUpdated", "ingested", "results", "added", "removed", "changed", "status",
 )  # fmt: skip
+CHANGES = ("added", "removed", "changed")
 DIFF_COLUMNS = ("change", "result", "methodLabel", "metric", "oldValue", "newValue")
 _INTEGER = V.XSD + "integer"
 _DATETIME = V.XSD + "dateTime"
@@ -205,11 +207,11 @@ def run_history(args: argparse.Namespace) -> int:
         before: dict[str, Published] | None = None
         for version in known.all:
             now = results(store, version.graph)
-            counts = {"added": "", "removed": "", "changed": ""}
+            # The first version has nothing to count against: its counts stay unbound.
+            counts = dict.fromkeys(CHANGES, "")
             if before is not None:
-                for difference in differences(before, now):
-                    counts[difference.change] = str(int(counts[difference.change] or 0) + 1)
-                counts = {k: v or "0" for k, v in counts.items()}
+                changed = Counter(d.change for d in differences(before, now))
+                counts = {c: str(changed[c]) for c in CHANGES}
             before = now
             rows.append(
                 [
@@ -217,7 +219,7 @@ def run_history(args: argparse.Namespace) -> int:
                     (version.modified, _DATETIME if "T" in version.modified else V.XSD + "date"),
                     (version.ingested, _DATETIME),
                     (str(version.results), _INTEGER),
-                    *((counts[c], _INTEGER) for c in ("added", "removed", "changed")),
+                    *((counts[c], _INTEGER) for c in CHANGES),
                     (version.status, None),
                 ]
             )
