@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import IO
@@ -97,6 +97,24 @@ def _to_date(text: str) -> Literal:
     return Literal(text.strip(), datatype=NamedNode(V.XSD + "date"))
 
 
+_MOMENT = re.compile(r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?")
+
+
+def _to_moment(text: str) -> Literal:
+    """A date (``2026-06-01``) or a date-time (``2026-06-01T12:00:00Z``; no zone: UTC), as
+    an xsd:date or xsd:dateTime in its canonical form."""
+    text = text.strip()
+    if not _MOMENT.fullmatch(text):
+        raise ValueError("a date is written YYYY-MM-DD, a date-time YYYY-MM-DDThh:mm:ssZ")
+    found = datetime.fromisoformat(text)
+    if "T" not in text:
+        return Literal(text, datatype=NamedNode(V.XSD + "date"))
+    if found.tzinfo is None:
+        found = found.replace(tzinfo=UTC)
+    written = found.isoformat().replace("+00:00", "Z")
+    return Literal(written, datatype=NamedNode(V.XSD + "dateTime"))
+
+
 def _name_or_iri(mint: Callable[[str], str]) -> Callable[[str], NamedNode]:
     def convert(text: str) -> NamedNode:
         text = text.strip()
@@ -122,6 +140,7 @@ CONVERTERS: dict[str, Callable[[str], NamedNode | Literal]] = {
     "integer": _to_integer,
     "decimal": _to_decimal,
     "date": _to_date,
+    "moment": _to_moment,
     "benchmark": _iri_or_label,
     "metric": _iri_or_label,
 }
@@ -148,6 +167,9 @@ class NamedQuery:
     description: str
     params: tuple[Param, ...]
     text: str
+    # What it reads of the store's past (its header's ``versions`` line; "": the store as it
+    # is): see :mod:`benchgraph.asof`.
+    versions: str = ""
 
     @property
     def where(self) -> str:
@@ -246,16 +268,37 @@ Lookup = Callable[[str, Mapping[str, Term]], list[str]]
 NameSource = Callable[[str, Mapping[str, Term]], Names]
 
 
+def reads_past(named: NamedQuery, bound: Mapping[str, object]) -> bool:
+    """Whether ``named``, given the terms ``bound``, reads the store as it was (its header's
+    ``versions`` line, and for ``as-of`` its ``asOf`` given): see :mod:`benchgraph.asof`."""
+    if not named.versions:
+        return False
+    reading = named.versions.split()[0]
+    return reading != "as-of" or "asOf" in bound
+
+
 def resolve(
-    named: NamedQuery, values: Mapping[str, str], lookup: Lookup, names: NameSource
+    named: NamedQuery,
+    values: Mapping[str, str],
+    lookup: Lookup,
+    names: NameSource,
+    earlier: Lookup | None = None,
 ) -> dict[str, Term]:
     """The terms :meth:`NamedQuery.bind` gives for ``values``, each value of a :data:`LOOKUPS`
-    type looked up: a benchmark's name replaced by the IRI it names, every other checked.
+    type looked up: a benchmark's name replaced by the IRI it names, every other checked. A
+    query that reads the store as it was (:func:`reads_past`) looks a value the store does not
+    hold now up again with ``earlier``, in the versions it no longer holds current, when given.
 
     Raises UnknownName (with the nearest names) when a value names nothing in the store,
     QueryError when a benchmark's name names several, or as :meth:`NamedQuery.bind` does.
     """
     bound = named.bind(values)
+    if earlier is not None and reads_past(named, bound):
+        now = lookup
+
+        def lookup(text: str, bindings: Mapping[str, Term]) -> list[str]:
+            return now(text, bindings) or list(dict.fromkeys(earlier(text, bindings)))
+
     out = dict(bound)
     looked_up = [p for p in named.params if p.type in LOOKUPS and p.name in bound]
     scoped_last = sorted(looked_up, key=lambda p: LOOKUPS[p.type].scope is not None)
@@ -316,12 +359,25 @@ def _alternatives(names: list[str]) -> str:
     return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
 
 
-def parse_header(
-    path: Path | str, text: str, *, summary_required: bool = True
-) -> tuple[str, str, tuple[Param, ...]]:
+@dataclass(frozen=True)
+class Header:
+    """What the ``#+`` lines of a query file say."""
+
+    summary: str  # "" when there is none (and none is required)
+    description: str
+    params: tuple[Param, ...]
+    versions: str = ""  # its ``versions`` line: see :mod:`benchgraph.asof`
+
+
+# The moments a ``versions`` line's reading takes, by parameter name, and whether each must be
+# given: ``as-of`` reads the store as of ``asOf`` when it is given; ``between`` compares it at
+# ``since`` and ``until``.
+VERSION_MOMENTS = {"as-of": {"asOf": False}, "between": {"since": True, "until": False}}
+
+
+def parse_header(path: Path | str, text: str, *, summary_required: bool = True) -> Header:
     """Read the ``#+`` header of a query file (``path``: the file, or where the text came
-    from). Returns the summary ("" when there is none and none is required), description and
-    parameters. Raises QueryError naming the file and line."""
+    from). Raises QueryError naming the file and line."""
     fields: dict[str, str] = {}
     params: list[Param] = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -340,20 +396,54 @@ def parse_header(
                     f"{', '.join(CONVERTERS)}"
                 )
             params.append(Param(p["name"], p["type"], p["help"], bool(p["required"]), p["default"]))
-        elif key in ("summary", "description"):
+        elif key in ("summary", "description", "versions"):
             fields[key] = value
         else:
             raise QueryError(f"{path}:{number}: unknown header field {key!r}")
     if "summary" not in fields and summary_required:
         raise QueryError(f"{path}: the header has no '#+ summary:' line")
-    return fields.get("summary", ""), fields.get("description", ""), tuple(params)
+    header = Header(
+        fields.get("summary", ""), fields.get("description", ""), tuple(params),
+        fields.get("versions", ""),
+    )  # fmt: skip
+    if header.versions:
+        _check_versions(path, header)
+    return header
+
+
+def _check_versions(path: Path | str, header: Header) -> None:
+    """Refuse a ``versions`` line that is not ``as-of`` or ``between`` (then the name of a
+    benchmark, paper or method parameter, the scope), or whose moments are not declared as
+    :data:`VERSION_MOMENTS` says. Raises QueryError."""
+    reading, *scope = header.versions.split()
+    declared = {p.name: p for p in header.params}
+    expected = "'#+ versions: as-of|between [SCOPE]', SCOPE a benchmark, paper or method parameter"
+    scoped = [declared.get(name) for name in scope]
+    if reading not in VERSION_MOMENTS or len(scope) > 1 or None in scoped:
+        raise QueryError(
+            f"{path}: malformed versions line {header.versions!r}; expected {expected}"
+        )
+    for p in scoped:
+        if p is not None and p.type not in ("benchmark", "paper", "method"):
+            raise QueryError(
+                f"{path}: the versions line's scope {p.name!r} is a {p.type} parameter; the "
+                "scope is a benchmark, paper or method parameter"
+            )
+    for name, required in VERSION_MOMENTS[reading].items():
+        p = declared.get(name)
+        if p is None or p.type != "moment" or p.required != required:
+            how = "required" if required else "optional"
+            raise QueryError(
+                f"{path}: a query read {reading} takes the {how} parameter {name!r} of type "
+                f"moment: '#+ param: {name} (moment{', required' if required else ''}) ...'"
+            )
 
 
 def load(path: Path) -> NamedQuery:
     """Load one query file. Raises QueryError for a malformed header."""
     text = path.read_text(encoding="utf-8")
-    summary, description, params = parse_header(path, text)
-    return NamedQuery(path.stem, path, summary, description, params, text)
+    h = parse_header(path, text)
+    return NamedQuery(path.stem, path, h.summary, h.description, h.params, text, h.versions)
 
 
 def catalogue(folder: Path | None = None) -> dict[str, NamedQuery]:
@@ -415,5 +505,5 @@ def given(argument: str, stdin: IO[str]) -> NamedQuery:
 
 
 def _adhoc(text: str, where: str, path: Path | None = None) -> NamedQuery:
-    summary, description, params = parse_header(where, text, summary_required=False)
-    return NamedQuery(where, path, summary, description, params, text)
+    h = parse_header(where, text, summary_required=False)
+    return NamedQuery(where, path, h.summary, h.description, h.params, text, h.versions)

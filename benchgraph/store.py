@@ -305,18 +305,31 @@ class Store(ABC):
 
     def answer(self, named: queries.NamedQuery, values: Mapping[str, str]) -> Answer:
         """Run the named query ``named`` with the parameter ``values`` (text by name): bound,
-        names looked up (:func:`benchgraph.queries.resolve`), then run. Raises QueryError
+        names looked up (:func:`benchgraph.queries.resolve`), then run (on the store as it was,
+        when the query reads its past: :mod:`benchgraph.asof`). Raises QueryError
         (UnknownName for a name that names nothing), SyntaxError or StoreError."""
 
-        def lookup(text: str, bindings: Mapping[str, Term]) -> list[str]:
-            found = self.query(text, bindings)
+        def lookup(
+            text: str, bindings: Mapping[str, Term], within: Sequence[str] | None = None
+        ) -> list[str]:
+            found = self.query(text, bindings, default_graph=within)
             assert isinstance(found, ox.QuerySolutions)
             return [str(getattr(row[0], "value", "")) for row in found if row[0] is not None]
 
         def names(text: str, bindings: Mapping[str, Term]) -> Names:
             return Names(lookup(text, bindings))
 
-        return self.query(named.text, queries.resolve(named, values, lookup, names))
+        def earlier(text: str, bindings: Mapping[str, Term]) -> list[str]:
+            kept = [g for g in self.named_graphs() if g.startswith(graphs.HISTORY)]
+            return lookup(text, bindings, kept) if kept else []
+
+        from benchgraph import asof  # it reads the versions catalogue, which imports this
+
+        bindings = queries.resolve(named, values, lookup, names, earlier)
+        asked = asof.past(named, bindings)
+        if asked is not None:
+            return asof.run(self, asked, named.text, bindings)
+        return self.query(named.text, bindings)
 
     def source_hash(self, graph: str, source: str) -> str | None:
         """Return the content hash recorded for ``source`` in ``graph``, or None."""

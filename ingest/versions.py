@@ -16,6 +16,7 @@ import secrets
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from urllib.parse import unquote
 
 import pyoxigraph as ox
 
@@ -163,6 +164,19 @@ class Versions:
     def find(self, sha256: str) -> Version | None:
         return next((v for v in self.all if v.sha256 == sha256), None)
 
+    def at(self, when: datetime) -> Version | None:
+        """The version that was current at ``when``: of those whose data-updated time (a
+        version without one: its ingest time) is at or before it, the latest; None when there
+        is none, or when that one had been withdrawn by then (and is not current again)."""
+        earlier = [v for v in self.all if v.order[0] <= when]
+        if not earlier:
+            return None
+        chosen = earlier[-1]
+        withdrawn = instant(chosen.withdrawn)
+        if not chosen.current and withdrawn is not None and withdrawn <= when:
+            return None
+        return chosen
+
 
 def read(store: Store, key: str) -> Versions:
     """The versions of the page ``key`` in ``store``, oldest first. Raises StoreError."""
@@ -176,9 +190,37 @@ def read(store: Store, key: str) -> Versions:
         default_graph=(),
     )
     assert isinstance(answer, ox.QuerySolutions)
+    return _gathered(key, answer)
+
+
+def read_all(store: Store, scope: ox.NamedNode | None = None) -> list[Versions]:
+    """The versions of every page in ``store``, or (``scope`` given) of every page one of
+    whose versions mentions ``scope``, by page key. Raises StoreError."""
+    bindings: dict[str, ox.NamedNode | ox.Literal] = {
+        "versions": ox.NamedNode(graphs.VERSIONS),
+        "pages": ox.Literal(graphs.PAGES),
+    }
+    if scope is not None:
+        bindings["scope"] = scope
+    name = "past-versions" if scope is None else "past-versions-of"
+    answer = store.query(queries.internal(name), bindings, default_graph=())
+    assert isinstance(answer, ox.QuerySolutions)
+    rows: dict[str, list[ox.QuerySolution]] = {}
+    for row in answer:
+        source = _text(row["source"])
+        if source.startswith(_SOURCES):
+            rows.setdefault(unquote(source[len(_SOURCES) :]), []).append(row)
+    return [_gathered(key, found) for key, found in sorted(rows.items())]
+
+
+_SOURCES = iris.source("")
+
+
+def _gathered(key: str, rows: Iterable[ox.QuerySolution]) -> Versions:
+    """The versions of the page ``key`` the rows of a versions query give, oldest first."""
     recorded: dict[str, Version] = {}
     unrecorded: Version | None = None
-    for row in answer:
+    for row in rows:
         version = Version(
             key,
             _text(row["sha"]),

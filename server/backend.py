@@ -20,6 +20,7 @@ from typing import cast
 
 from flask import current_app, request
 
+from benchgraph import graphs
 from benchgraph.queries import NamedQuery
 from benchgraph.store import is_remote
 from benchgraph.suggest import Names
@@ -142,17 +143,27 @@ class Backend:
             return reply
         raise failure_error(reply)
 
-    def lookup(self, text: str, bindings: Mapping[str, Term]) -> list[str]:
+    def lookup(
+        self, text: str, bindings: Mapping[str, Term], within: tuple[str, ...] | None = None
+    ) -> list[str]:
         """The first column of the internal query ``text`` run with ``bindings`` (what a value
-        given for a parameter stands for: see :func:`benchgraph.queries.resolve`), cached for
-        the store generation like any answer."""
+        given for a parameter stands for: see :func:`benchgraph.queries.resolve`), on the
+        merged view or the union of the graphs ``within``, cached for the store generation
+        like any answer."""
         self.pool.start()
-        key = (self.pool.generation.tag, ("lookup", text, _key(bindings)))
+        key = (self.pool.generation.tag, ("lookup", text, _key(bindings), within))
         answer = self.cache.get(key)
         if answer is None:
-            answer = self.run(Job(text, "json", None, self.max_rows, dict(bindings)))
+            job = Job(text, "json", None, self.max_rows, dict(bindings), default_graph=within)
+            answer = self.run(job)
             self.cache.put(key, answer)
         return _first_column(answer)
+
+    def earlier(self, text: str, bindings: Mapping[str, Term]) -> list[str]:
+        """As :meth:`lookup`, in the versions of pages the store keeps as history."""
+        self.pool.start()
+        kept = tuple(g for g in self.pool.graphs if g.startswith(graphs.HISTORY))
+        return self.lookup(text, bindings, kept) if kept else []
 
     def names(self, text: str, bindings: Mapping[str, Term]) -> Names:
         """The names the internal query ``text`` answers with ``bindings`` (every name things

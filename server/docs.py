@@ -25,6 +25,10 @@ _SCHEMAS: dict[str, dict[str, str]] = {
     "integer": {"type": "integer"},
     "decimal": {"type": "number"},
     "date": {"type": "string", "format": "date"},
+    "moment": {
+        "type": "string",
+        "pattern": r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?$",
+    },
     "iri": {"type": "string", "format": "iri"},
 }
 _ERRORS = {

@@ -20,7 +20,7 @@ from typing import Literal
 
 import pyoxigraph as ox
 
-from benchgraph import export
+from benchgraph import asof, export
 from benchgraph import vocab as V
 from benchgraph.store import EmbeddedStore, Store, StoreError
 from server import memory, sandbox
@@ -50,6 +50,8 @@ class Job:
     # A client's own SPARQL (not one of the server's queries): under load it may be stopped
     # after its share of a worker to make room for waiting requests (server.workers).
     preemptible: bool = False
+    # What a named query reads of the store's past (None: the store as it is).
+    past: asof.Past | None = None
 
 
 @dataclass(frozen=True)
@@ -137,12 +139,16 @@ def execute(store: Store, job: Job) -> Answer | Failure:
 
     A remote store's StoreError (unreachable, timed out) is not a Failure: it propagates."""
     try:
-        answer = store.query(
-            job.query,
-            dict(job.substitutions),
-            default_graph=job.default_graph,
-            named_graphs=job.named_graphs,
-            base_iri=job.base_iri,
+        answer = (
+            store.query(
+                job.query,
+                dict(job.substitutions),
+                default_graph=job.default_graph,
+                named_graphs=job.named_graphs,
+                base_iri=job.base_iri,
+            )
+            if job.past is None
+            else asof.run(store, job.past, job.query, job.substitutions)
         )
         if isinstance(answer, ox.QueryTriples):
             if job.graph_format is None:

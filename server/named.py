@@ -23,6 +23,7 @@ from collections.abc import Hashable, Mapping
 from flask import Blueprint, Flask, Response, jsonify, render_template, request
 from werkzeug.http import is_resource_modified
 
+from benchgraph import asof
 from benchgraph.queries import NamedQuery, QueryError, UnknownName, resolve
 from benchgraph.sparqltext import query_form
 from benchgraph.store import StoreError
@@ -136,7 +137,7 @@ def run(name: str) -> Response:
     named = _find(backend, name)
     values = _values(named)
     try:
-        bindings = resolve(named, values, backend.lookup, backend.names)
+        bindings = resolve(named, values, backend.lookup, backend.names, backend.earlier)
     except UnknownName as error:
         raise ApiError(
             404, str(error), parameter=error.parameter, suggestions=error.suggestions
@@ -164,7 +165,14 @@ def run(name: str) -> Response:
     else:
         answer = backend.cache.get((generation.tag, key))
         if answer is None:
-            job = Job(named.text, results_format, graph_format, backend.max_rows, bindings)
+            job = Job(
+                named.text,
+                results_format,
+                graph_format,
+                backend.max_rows,
+                bindings,
+                past=asof.past(named, bindings),
+            )
             answer = backend.run(job)
             backend.cache.put((generation.tag, key), answer)
         response = respond(

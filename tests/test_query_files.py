@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,10 @@ def test_there_are_named_queries() -> None:
 def test_query_file_header_and_syntax(path: Path, store: Store) -> None:
     named = queries.load(path)
     assert named.summary
-    values = {p.name: "68fa791f1e209131cea7c381" for p in named.params if p.required}
+    sample = {"moment": "2026-06-01"}
+    values = {
+        p.name: sample.get(p.type, "68fa791f1e209131cea7c381") for p in named.params if p.required
+    }
     list(store.query(named.text, named.bind(values)))  # runs: valid SPARQL, params bound
 
 
@@ -42,6 +46,47 @@ def test_malformed_header_names_file_and_line(tmp_path: Path, line: str, message
     with pytest.raises(queries.QueryError) as caught:
         queries.load(path)
     assert f"{path}:2:" in str(caught.value) and message in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        ("#+ versions: someday", "malformed versions line 'someday'"),
+        ("#+ versions: as-of colour", "malformed versions line 'as-of colour'"),
+        (
+            "#+ param: n (integer) N.\n#+ param: asOf (moment) A.\n#+ versions: as-of n",
+            "the versions line's scope 'n' is a integer parameter",
+        ),
+        ("#+ versions: as-of", "takes the optional parameter 'asOf' of type moment"),
+        ("#+ param: asOf (date) A.\n#+ versions: as-of", "parameter 'asOf' of type moment"),
+        ("#+ param: since (moment) S.\n#+ versions: between", "the required parameter 'since'"),
+    ],
+)
+def test_a_malformed_versions_line_is_refused(tmp_path: Path, lines: str, message: str) -> None:
+    path = tmp_path / "past.rq"
+    path.write_text(f"#+ summary: ok\n{lines}\nSELECT * WHERE {{ ?s ?p ?o }}\n")
+    with pytest.raises(queries.QueryError, match=re.escape(message)):
+        queries.load(path)
+
+
+@pytest.mark.parametrize(
+    ("given", "written"),
+    [
+        ("2026-06-01", "2026-06-01"),
+        ("2026-06-01T12:00", "2026-06-01T12:00:00Z"),
+        ("2026-06-01T12:00:05.5+02:00", "2026-06-01T12:00:05.500000+02:00"),
+    ],
+)
+def test_a_moment_is_a_date_or_a_date_time(given: str, written: str) -> None:
+    term = queries.CONVERTERS["moment"](given)
+    assert term.value == written
+    assert term.datatype.value.endswith("#date" if "T" not in given else "#dateTime")
+
+
+@pytest.mark.parametrize("bad", ["2026-6-1", "June 2026", "2026-06-01 12:00", "2026-02-30"])
+def test_a_moment_that_is_not_one_is_refused(bad: str) -> None:
+    with pytest.raises(ValueError):
+        queries.CONVERTERS["moment"](bad)
 
 
 def test_header_without_summary_is_refused(tmp_path: Path) -> None:

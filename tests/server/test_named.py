@@ -33,6 +33,9 @@ PARAMS = {
     "leaderboard": {"benchmark": "GenAI-Bench"},
     "compare": {"benchmark": "CompoSET", "a": "SigLIP-2 SO400M/14", "b": "CLIP B/32"},
     "audit-stale-sources": {"asOf": "2026-12-01"},
+    # Each seed page has one version: since a day before one was updated, its results are
+    # added; the others, updated before, are no change.
+    "changes": {"since": "2026-03-05"},
 }
 # More golden answers of a query, each with parameters of its own: tests/data/golden/queries/
 # NAME@CASE.json.

@@ -1,0 +1,122 @@
+"""The store as it was: named queries read as of a moment, or compared between two.
+
+A named query's header says how it reads the store's past, in a ``#+ versions:`` line:
+
+- ``as-of [SCOPE]``: given ``asOf`` (a date or a date-time), it runs on the merged view of the
+  versions current then. For each page that is the version whose data-updated time is the
+  latest at or before ``asOf`` (a version without one counts at its ingest time; a date means
+  through its end, UTC). A page with no version by then is absent, and so is one whose version
+  then had been withdrawn by then. Without ``asOf`` the query runs on the store as it is.
+- ``between [SCOPE]``: it runs on two named graphs, :data:`SINCE` and :data:`UNTIL`, holding the
+  versions current at ``since`` and at ``until`` (default: the current versions) of each page
+  whose version differs between the two, each with its catalogue entry (its
+  ``bg:SourceVersion``). A page absent at one of the moments is absent from that graph.
+
+SCOPE, the name of a benchmark, paper or method parameter, narrows the pages read, when the
+parameter is given, to those one of whose versions mentions its value (as subject or object):
+a query with a scope must need no fact about its results that only other pages state.
+
+The dataset is built in memory from the graphs of the versions chosen, each read from the store
+(any store: embedded, remote or served), and the query runs on it with the store's engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import pyoxigraph as ox
+
+from benchgraph import vocab as V
+from benchgraph.queries import VERSION_MOMENTS, NamedQuery, reads_past
+from benchgraph.sparqltext import substitute
+from benchgraph.store import Answer, Store, StoreError, Term
+
+SINCE = V.ID + "past/since"
+UNTIL = V.ID + "past/until"
+
+
+@dataclass(frozen=True)
+class Past:
+    """What a named query reads of the store's past: ``reading`` ``as-of`` or ``between``,
+    its ``moments`` as given (``as-of``: asOf; ``between``: since, and until or ""), and the
+    IRI its pages are narrowed to ("" for every page)."""
+
+    reading: str
+    moments: tuple[str, ...]
+    scope: str = ""
+
+
+def past(named: NamedQuery, bindings: Mapping[str, Term]) -> Past | None:
+    """What ``named``, run with ``bindings``, reads of the store's past; None when it reads
+    the store as it is (no ``versions`` line, or as-of with no ``asOf`` given)."""
+    if not reads_past(named, bindings):
+        return None
+    reading, *scope = named.versions.split()
+    given = [bindings.get(name) for name in VERSION_MOMENTS[reading]]
+    within = bindings.get(scope[0]) if scope else None
+    return Past(
+        reading,
+        tuple(term.value if isinstance(term, ox.Literal) else "" for term in given),
+        within.value if isinstance(within, ox.NamedNode) else "",
+    )
+
+
+def moment(text: str) -> datetime:
+    """The instant a moment given as ``text`` (an xsd:date or xsd:dateTime, as the ``moment``
+    parameter type writes it) stands for: a date's last instant, UTC; a date-time as such."""
+    found = datetime.fromisoformat(text)
+    if found.tzinfo is None:
+        found = found.replace(tzinfo=UTC)
+    if "T" not in text:
+        found += timedelta(days=1, microseconds=-1)
+    return found
+
+
+def prepare(store: Store, asked: Past) -> ox.Store:
+    """The dataset ``asked`` reads, in memory (see the module's docstring). Raises StoreError."""
+    from ingest import versions  # the versions catalogue (it imports the store)
+
+    scope = ox.NamedNode(asked.scope) if asked.scope else None
+    pages = versions.read_all(store, scope)
+    dataset = ox.Store()
+    if asked.reading == "as-of":
+        when = moment(asked.moments[0])
+        chosen = [v for v in (page.at(when) for page in pages) if v is not None]
+        _copy(store, dataset, ((v.graph, ()) for v in chosen), ox.DefaultGraph())
+        return dataset
+    since = moment(asked.moments[0])
+    until = moment(asked.moments[1]) if asked.moments[1] else None
+    olds, news = [], []
+    for page in pages:
+        old, new = page.at(since), page.at(until) if until else page.current
+        if (old and old.sha256) == (new and new.sha256):
+            continue
+        olds += [old] if old else []
+        news += [new] if new else []
+    for graph, chosen in ((SINCE, olds), (UNTIL, news)):
+        _copy(store, dataset, ((v.graph, v.triples()) for v in chosen), ox.NamedNode(graph))
+    return dataset
+
+
+def _copy(
+    store: Store,
+    dataset: ox.Store,
+    graphs: Iterable[tuple[str, Iterable[ox.Triple]]],
+    into: ox.NamedNode | ox.DefaultGraph,
+) -> None:
+    """Add to the graph ``into`` of ``dataset`` the triples of each graph of ``store`` named
+    in ``graphs``, with the triples given beside it."""
+    for graph, extra in graphs:
+        triples = [*store.graph_triples(graph), *extra]
+        try:
+            dataset.extend(ox.Quad(t.subject, t.predicate, t.object, into) for t in triples)
+        except (OSError, RuntimeError) as error:
+            raise StoreError(f"cannot gather the versions asked for: {error}") from None
+
+
+def run(store: Store, asked: Past, text: str, bindings: Mapping[str, Term]) -> Answer:
+    """Run the query ``text`` with ``bindings`` on the dataset ``asked`` reads of ``store``.
+    Raises SyntaxError for a malformed query and StoreError when the store cannot answer."""
+    return prepare(store, asked).query(substitute(text, bindings))
