@@ -319,8 +319,66 @@ def markdown(data: dict[str, Any]) -> str:
                 f"| {_number(v.get('only_validate'))} | {_number(v.get('only_pyshacl'))} "
                 f"| {_same(v.get('same_findings'), None)} |"
             )
+    lines += history_tables(data.get("history", []))
     lines += ["", "## Targets", "", *data.get("verdicts", ["(see the tables)"]), ""]
     return "\n".join(lines)
+
+
+def history_tables(history: list[dict[str, Any]]) -> list[str]:
+    """The section of ``python -m bench.history``'s numbers (see its docstring), if any."""
+    if not history:
+        return []
+    lines = [
+        "",
+        "## History: a second version of 10 % of the pages",
+        "",
+        "`python -m bench.history` (its docstring says how): a store given every page once, "
+        "then a second version of 10 % of the sota2 pages, dated a month after the newest page, "
+        "with 5 % of each one's values changed (at least one). Queries run in-process on the "
+        "store opened read-only, as `benchgraph query` runs them; `changes` and the as-of "
+        "queries are asked since/as of a day after the newest first version. `same` compares "
+        "the as-of answer with the answer of a copy of the store taken before the second "
+        "versions; `changes rows` with the values changed.",
+        "",
+        "| pages | second versions | values changed | ingest s (second versions) | ingest s "
+        "(first) | store MB one version | store MB two | growth | changes s | changes rows "
+        "| same |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for h in history:
+        revision = h["second_versions"]
+        before, after = h["store_bytes_one_version"], h["store_bytes_two_versions"]
+        lines.append(
+            f"| {h['pages']} | {revision['pages']} | {revision['values']} "
+            f"| {f(h['second_ingest_s'])} | {f(h['first_ingest_s'])} | {f(before / 1e6, 0)} "
+            f"| {f(after / 1e6, 0)} | {f(after / before)}× | {mmm(h['changes_s'])} "
+            f"| {h['changes_rows']} ({h['changes_changed']} changed) "
+            f"| {yes_no(h['changes_changed'] == revision['values'])} |"
+        )
+    lines += [
+        "",
+        "| pages | query | benchmark | rows | current s | as of s | as-of / current | same as "
+        "one version | differs from current |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for h in history:
+        for b in h["leaderboards"]:
+            r = b["as_of_s"]["median"] / b["current_s"]["median"]
+            lines.append(
+                f"| {h['pages']} | leaderboard | `{b['benchmark'].rsplit('/id/', 1)[-1]}` "
+                f"| {b['rows']} | {mmm(b['current_s'], 3)} | {mmm(b['as_of_s'], 3)} "
+                f"| **{f(r)}×** | {yes_no(b['same_as_one_version'])} "
+                f"| {yes_no(b['differs_from_current'])} |"
+            )
+        if h.get("benchmarks"):
+            b = h["benchmarks"]
+            r = b["as_of_s"]["median"] / b["current_s"]["median"]
+            lines.append(
+                f"| {h['pages']} | benchmarks | (all) | — | {mmm(b['current_s'], 3)} "
+                f"| {mmm(b['as_of_s'], 3)} | **{f(r)}×** | {yes_no(b['same_as_one_version'])} "
+                "| — |"
+            )
+    return lines
 
 
 def baseline_table(sizes: list[dict[str, Any]]) -> list[str]:
@@ -536,6 +594,13 @@ def verdicts(data: dict[str, Any]) -> list[str]:
             f"{'met' if p50 < 100 else 'missed'} {uncached}, cached per store generation "
             f"{'met' if cached < 100 else 'missed'} ({f(cached)} ms)"
         )
+    for h in data.get("history", []):
+        ratios = [b["as_of_s"]["median"] / b["current_s"]["median"] for b in h["leaderboards"]]
+        if ratios:
+            lines.append(
+                f"- an as-of leaderboard within 2× of the current one at {h['pages']} pages: "
+                f"{'met' if max(ratios) <= 2 else 'missed'} (worst {f(max(ratios))}×)"
+            )
     validations = _validations(data)
     for v in validations:
         r = v.get("ratio_pyshacl_over_validate")

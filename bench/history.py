@@ -1,0 +1,299 @@
+"""Measure what keeping every version costs: a store given a second version of some pages.
+
+    python -m bench.history --sizes 1000,10000 --out BENCHMARKS.md
+
+For each size a corpus is generated (``bench.generate``, seed 1) and ingested once (untimed);
+its store is copied (the store of one version). Then a second version of 10 % of the sota2
+pages is written, dated a month after the newest page, with 5 % of each one's values changed
+(at least one), and ingested into the store (timed, ``benchgraph ingest`` as a process). It
+measures, against the store of one version where there is a peer:
+
+- the store's size on disk, before and after;
+- the second versions' ingest;
+- ``changes`` since a day after the newest first version (so before every second version):
+  its time, and its rows against the values changed (they must be equal);
+- ``leaderboard`` as of that day against the current leaderboard, on the benchmarks of pages
+  given a second version (so the two differ), and the as-of answer against the answer of the
+  store of one version (they must be equal); ``benchmarks`` as of that day against the current
+  one, up to ``--benchmarks-max-pages``.
+
+The queries run in this process on the store opened read-only (``Store.answer``, as
+``benchgraph query`` runs them), ``--repeat`` times after a warm-up, min/median/max. The
+numbers go into the ``history`` part of the report's JSON beside ``--out`` and its section of
+the Markdown (see :mod:`bench.report`); the other parts of the report are kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pyoxigraph as ox
+
+from bench.report import SEED, machine, write
+from bench.run import du, ingest_once, load_average, log
+from bench.servers import REPO
+
+if TYPE_CHECKING:
+    from benchgraph.store import Store
+
+SHARE = 0.10  # pages given a second version
+VALUES_SHARE = 0.05  # values changed in each of them
+_UPDATED = re.compile(r"^Data updated: (\S+)$", re.MULTILINE)
+_SECTION = re.compile(r"^(?P<metric>.+): (?P<value>-?[\d.]+)\. Result ID: [0-9a-f]{24}\.$")
+_ROW = re.compile(r"^\| (?P<method>.+?) \| (?P<value>-?[\d.]+) \| ")
+
+
+@dataclass(frozen=True)
+class Revision:
+    """The second versions written: how many pages and values, and their dates."""
+
+    pages: int
+    values: int
+    newest_first: str  # the newest data-updated time among the first versions
+    dated: str  # the second versions' data-updated time
+
+
+def _bumped(value: str) -> str:
+    """``value`` one step of its last decimal place higher, written with as many places."""
+    number = Decimal(value)
+    step = Decimal(1).scaleb(number.as_tuple().exponent)  # type: ignore[arg-type]
+    return str(number + step)
+
+
+def revise(text: str, rng: random.Random, dated: str) -> tuple[str, int] | None:
+    """A second version of the sota2 page ``text``, updated ``dated``, with 5 % of its values
+    (at least one) changed in its table and its sections alike; None for a page of another
+    shape (a Radar page, or a table whose rows do not match the sections)."""
+    lines = text.split("\n")
+    sections = [i for i, line in enumerate(lines) if _SECTION.match(line)]
+    start = next((i for i, line in enumerate(lines) if line == "## Recorded results"), None)
+    if start is None or not sections or not _UPDATED.search(text):
+        return None
+    rows = [i for i in range(start, sections[0]) if _ROW.match(lines[i])]
+    if len(rows) != len(sections):
+        return None
+    count = max(1, round(len(sections) * VALUES_SHARE))
+    for k in rng.sample(range(len(sections)), count):
+        section, row = _SECTION.match(lines[sections[k]]), _ROW.match(lines[rows[k]])
+        assert section is not None and row is not None
+        if section["value"] != row["value"]:
+            return None
+        new = _bumped(section["value"])
+        lines[sections[k]] = (
+            f"{section['metric']}: {new}. Result ID: "
+            + lines[sections[k]].split("Result ID: ", 1)[1]
+        )
+        lines[rows[k]] = lines[rows[k]].replace(f" | {row['value']} | ", f" | {new} | ", 1)
+    return _UPDATED.sub(f"Data updated: {dated}", "\n".join(lines), count=1), count
+
+
+def newest_version(store: Path) -> datetime:
+    """The newest data-updated time (ingest time for a page without one) of the store's
+    pages."""
+    from benchgraph.store import EmbeddedStore
+    from ingest import versions
+
+    with EmbeddedStore(store, read_only=True) as opened:
+        return max(v.order[0] for page in versions.read_all(opened) for v in page.all)
+
+
+def second_versions(pages: Path, out: Path, newest: datetime, seed: int = SEED) -> Revision:
+    """Write to ``out`` the second versions of :data:`SHARE` of the sota2 pages in
+    ``pages``, dated 30 days after ``newest``."""
+
+    def written(when: datetime) -> str:
+        return when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+    dated = written(newest + timedelta(days=30))
+    rng = random.Random(seed)
+    out.mkdir(parents=True, exist_ok=True)
+    count = values = 0
+    for path in sorted(pages.iterdir()):
+        if rng.random() >= SHARE:
+            continue
+        revised = revise(path.read_text(encoding="utf-8"), rng, dated)
+        if revised is not None:
+            (out / path.name).write_text(revised[0], encoding="utf-8")
+            count, values = count + 1, values + revised[1]
+    return Revision(count, values, written(newest), dated)
+
+
+def compacted_size(store: Path) -> int:
+    """The size on disk of the store at ``store`` once compacted (``Store.optimize``), so that
+    two stores compare whatever compactions their writes happened to leave pending."""
+    import pyoxigraph as ox
+
+    opened = ox.Store(str(store))
+    opened.optimize()
+    opened.flush()
+    del opened
+    return du(store)
+
+
+def _timings(fn: Callable[[], object], repeat: int) -> dict[str, float]:
+    fn()  # warm-up
+    found = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        found.append(time.perf_counter() - start)
+    return {"min": min(found), "median": statistics.median(found), "max": max(found)}
+
+
+def _rows(store: Store, name: str, values: dict[str, str]) -> list[tuple[str, ...]]:
+    """The rows of the named query ``name`` on ``store``."""
+    from benchgraph import queries
+
+    answer = store.answer(queries.find(name), values)
+    return [tuple(str(getattr(t, "value", "")) for t in row) for row in answer]  # type: ignore[union-attr]
+
+
+def _revised_benchmarks(store: Store, count: int) -> list[str]:
+    """IRIs of benchmarks of pages given a second version (from the history graphs)."""
+    from benchgraph import graphs
+
+    found: list[str] = []
+    subject = ox.NamedNode("http://purl.org/dc/terms/subject")
+    for graph in store.named_graphs():
+        if graph.startswith(graphs.HISTORY):
+            for triple in store.graph_triples(graph):
+                if triple.predicate == subject and triple.object.value not in found:  # type: ignore[union-attr]
+                    found.append(triple.object.value)  # type: ignore[union-attr]
+        if len(found) >= count:
+            break
+    return found[:count]
+
+
+def _queries(now: Store, then: Store, since: str, repeat: int, benchmarks: bool) -> dict[str, Any]:
+    """``changes`` since ``since``, and leaderboards (and ``benchmarks``) as of then and now,
+    on the store of two versions ``now``; the as-of answers against ``then``'s, the store of
+    one version."""
+    changes = _rows(now, "changes", {"since": since})
+    measured: dict[str, Any] = {
+        "changes_rows": len(changes),
+        "changes_changed": sum(1 for r in changes if r[0] == "changed"),
+        "changes_s": _timings(lambda: _rows(now, "changes", {"since": since}), repeat),
+        "leaderboards": [],
+    }
+    for benchmark in _revised_benchmarks(now, 5):
+        values = {"benchmark": benchmark}
+        as_of = _rows(now, "leaderboard", {**values, "asOf": since})
+        measured["leaderboards"].append(
+            {
+                "benchmark": benchmark,
+                "current_s": _timings(lambda v=values: _rows(now, "leaderboard", v), repeat),
+                "as_of_s": _timings(
+                    lambda v=values: _rows(now, "leaderboard", {**v, "asOf": since}), repeat
+                ),
+                "rows": len(as_of),
+                "same_as_one_version": as_of == _rows(then, "leaderboard", values),
+                "differs_from_current": as_of != _rows(now, "leaderboard", values),
+            }
+        )
+    if benchmarks:
+        as_of = _rows(now, "benchmarks", {"asOf": since})
+        measured["benchmarks"] = {
+            "current_s": _timings(lambda: _rows(now, "benchmarks", {}), 1),
+            "as_of_s": _timings(lambda: _rows(now, "benchmarks", {"asOf": since}), 1),
+            "same_as_one_version": as_of == _rows(then, "benchmarks", {}),
+        }
+    return measured
+
+
+def measure(pages: int, work: Path, repeat: int, benchmarks_max_pages: int) -> dict[str, Any]:
+    """Everything the module's docstring lists, for a corpus of ``pages`` pages."""
+    corpus, store, one = work / "corpus", work / "store", work / "one-version"
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.generate", "--pages", str(pages), "--seed", str(SEED),
+         "--out", str(corpus)],
+        capture_output=True, text=True, cwd=REPO, timeout=3600,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr)
+    log(f"history, {pages} pages: first versions (load average {load_average()})")
+    first_s, _ = ingest_once(corpus / "pages", store)
+    shutil.copytree(store, one)
+    before = compacted_size(one)
+    revision = second_versions(corpus / "pages", work / "second", newest_version(store))
+    log(f"history, {pages} pages: {revision.pages} second versions (load average {load_average()})")
+    start = time.perf_counter()
+    done = subprocess.run(
+        [str(REPO / ".venv/bin/benchgraph"), "ingest", "--quiet", "--store", str(store),
+         str(work / "second")],
+        capture_output=True, text=True, cwd=REPO, timeout=7200,
+    )  # fmt: skip
+    second_s = time.perf_counter() - start
+    if done.returncode not in (0, 1):
+        raise RuntimeError(f"ingest failed: {done.stderr[-2000:]}")
+    after = compacted_size(store)
+    since = (datetime.fromisoformat(revision.newest_first) + timedelta(days=1)).date().isoformat()
+    log(f"history, {pages} pages: queries (load average {load_average()})")
+    from benchgraph.store import EmbeddedStore
+
+    with EmbeddedStore(store, read_only=True) as now, EmbeddedStore(one, read_only=True) as then:
+        measured = _queries(now, then, since, repeat, pages <= benchmarks_max_pages)
+    measured.update(
+        pages=pages,
+        date=machine()["date"],
+        second_versions=asdict(revision),
+        first_ingest_s=first_s,
+        second_ingest_s=second_s,
+        store_bytes_one_version=before,
+        store_bytes_two_versions=after,
+        since=since,
+    )
+    measured["load_average"] = load_average()
+    return measured
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.history",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--sizes", default="1000", help="corpus sizes in pages (comma list)")
+    parser.add_argument("--repeat", type=int, default=5, help="runs per query timing")
+    parser.add_argument(
+        "--benchmarks-max-pages",
+        type=int,
+        default=1000,
+        help="time the benchmarks query as of a date only up to this many pages (it reads "
+        "every page)",
+    )
+    parser.add_argument("--out", default="BENCHMARKS.md", help="the report (its .json beside)")
+    parser.add_argument("--work", help="working folder (default: a temporary one)")
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    data = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    command = "python -m bench.history " + " ".join(sys.argv[1:] if argv is None else argv)
+    history = {h["pages"]: h for h in data.get("history", [])}
+    if args.work:
+        Path(args.work).mkdir(parents=True, exist_ok=True)
+    for pages in (int(s) for s in args.sizes.split(",")):
+        with tempfile.TemporaryDirectory(prefix="history-", dir=args.work) as tmp:
+            measured = measure(pages, Path(tmp), args.repeat, args.benchmarks_max_pages)
+        history[pages] = {**measured, "command": command}
+        data["history"] = [history[p] for p in sorted(history)]
+        write(out, data)
+    log(f"wrote {out} and {out.with_suffix('.json')}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
