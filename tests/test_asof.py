@@ -228,5 +228,11 @@ def test_as_of_and_changes_through_the_server(kept: Path) -> None:
         assert "is not a valid moment" in document["error"] and document["ok"] is False
         status, document = fetch(f"{live.url}queries/changes")
         assert status == 400 and document["parameter"] == "since", document
+        # A command on the served store goes through the server, and answers alike.
+        done = run_cli("query", "leaderboard", "--param", f"benchmark={BENCHMARK}", "--param",
+                       "asOf=2026-04-15", "--format", "json", store=kept)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        bindings = json.loads(done.stdout)["results"]["bindings"]
+        assert [{k: v["value"] for k, v in b.items()} for b in bindings] == expected["leaderboard"]
     finally:
         assert live.stop() == 0
