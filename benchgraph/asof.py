@@ -107,12 +107,15 @@ def _copy(
     into: ox.NamedNode | ox.DefaultGraph,
 ) -> None:
     """Add to the graph ``into`` of ``dataset`` the triples of each graph of ``store`` named
-    in ``graphs``, with the triples given beside it."""
+    in ``graphs``, with the triples given beside it (one page at a time: the engine reads its
+    N-Triples, giving its blank nodes identities of their own)."""
     for graph, extra in graphs:
-        triples = [*store.graph_triples(graph), *extra]
+        data = store.graph_ntriples(graph) + (
+            ox.serialize(extra, format=ox.RdfFormat.N_TRIPLES) or b""
+        )
         try:
-            dataset.extend(ox.Quad(t.subject, t.predicate, t.object, into) for t in triples)
-        except (OSError, RuntimeError) as error:
+            dataset.load(data, format=ox.RdfFormat.N_TRIPLES, to_graph=into)
+        except (OSError, SyntaxError) as error:
             raise StoreError(f"cannot gather the versions asked for: {error}") from None
 
 

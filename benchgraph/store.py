@@ -276,6 +276,10 @@ class Store(ABC):
     def graph_triples(self, graph: str | None) -> Iterator[ox.Triple]:
         """Yield the triples of the named graph ``graph`` (None: the merged view)."""
 
+    def graph_ntriples(self, graph: str) -> bytes:
+        """The triples of the named graph ``graph`` as N-Triples (what a copy of it reads)."""
+        return ox.serialize(self.graph_triples(graph), format=ox.RdfFormat.N_TRIPLES) or b""
+
     @abstractmethod
     def named_graphs(self) -> list[str]:
         """The names of the page and report graphs (and any other named graph), sorted."""
@@ -589,6 +593,11 @@ class EmbeddedStore(Store):
         name = ox.DefaultGraph() if graph is None else ox.NamedNode(graph)
         for quad in self._store.quads_for_pattern(None, None, None, name):
             yield quad.triple
+
+    def graph_ntriples(self, graph: str) -> bytes:
+        # Written by the engine: a tenth of the time of the triples made Python objects.
+        written = self._store.dump(format=ox.RdfFormat.N_TRIPLES, from_graph=ox.NamedNode(graph))
+        return written or b""
 
     def named_graphs(self) -> list[str]:
         return sorted(g.value for g in self._store.named_graphs() if isinstance(g, ox.NamedNode))
