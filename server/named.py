@@ -79,6 +79,8 @@ def listing() -> Response:
 
 
 def _values(named: NamedQuery) -> dict[str, str]:
+    """The parameter values of the request. An empty one is not given: a form's field left
+    empty (the catalogue page's forms send every field) leaves its parameter to its default."""
     values: dict[str, str] = {}
     for key in request.args:
         if key == "format":
@@ -86,7 +88,8 @@ def _values(named: NamedQuery) -> dict[str, str]:
         given = request.args.getlist(key)
         if len(given) > 1:
             raise ApiError(400, f"{named.name}: parameter {key!r} is given twice", parameter=key)
-        values[key] = given[0]
+        if given[0].strip():
+            values[key] = given[0]
     return values
 
 

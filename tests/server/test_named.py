@@ -270,6 +270,16 @@ def test_bad_parameters_are_400_naming_the_parameter(
     assert body["parameter"] == parameter and message in body["error"]
 
 
+def test_a_form_field_left_empty_is_a_parameter_not_given(seeds_server: Any, http: Any) -> None:
+    """The catalogue page's forms send every field, the optional ones empty."""
+    url = f"{seeds_server.url}queries/leaderboard"
+    given = ask(http, seeds_server, "leaderboard", benchmark="CompoSET")
+    emptied = ask(http, seeds_server, "leaderboard", benchmark="CompoSET", metric="", asOf=" ")
+    assert rows(emptied) == rows(given) and rows(given)
+    reply = http.fetch(http.url(url, benchmark=""))
+    assert reply.status == 400 and "is required" in reply.json()["error"]
+
+
 def test_invalid_typed_parameter_is_400(seeds_server: Any, http: Any) -> None:
     url = http.url(f"{seeds_server.url}queries/audit-stale-sources", days="many")
     reply = http.fetch(url)
