@@ -4,8 +4,9 @@
 environment variables, then ``config``), loads the named-query catalogue (a malformed header
 stops it here, naming the file and line) and registers one blueprint per surface: the SPARQL
 protocol (``/sparql``), the named queries (``/queries``), the API description (``/`` and
-``/openapi.json``), the linked data (``/id/...``, ``/void``) and the dumps (``/dump.*``), and,
-with a write token file, the write API (``/pages``). Nothing is read at import time.
+``/openapi.json``), the linked data (``/id/...``, ``/void``), the dumps (``/dump.*``), the site
+(``/site``, ``/page/...``), the changes feed (``/changes.atom``) and, with a write token file,
+the write API (``/pages``). Nothing is read at import time.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Mapping
 from flask import Flask
 
 from benchgraph import queries, settings
-from server import cors, docs, dumps, errors, linked, named, pages, private, site, sparql
+from server import cors, docs, dumps, errors, feed, linked, named, pages, private, site, sparql
 from server.backend import Backend
 
 
@@ -49,6 +50,7 @@ def create_app(config: Mapping[str, object] | None = None) -> Flask:
     app.register_blueprint(linked.blueprint)
     app.register_blueprint(dumps.blueprint)
     app.register_blueprint(site.blueprint)
+    app.register_blueprint(feed.blueprint)
     app.register_blueprint(private.blueprint)
     if token is not None:
         pages.register(app, token)

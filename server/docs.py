@@ -247,6 +247,7 @@ def surfaces(base: str) -> dict[str, str]:
         "openapi": base + "openapi.json",
         "site": base + "site",
         "search": base + "search",
+        "changes": base + "changes.atom",
         "void": base + "void",
         "wellKnownVoid": base + ".well-known/void",
     }

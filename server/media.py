@@ -2,10 +2,11 @@
 document and the README read.
 
 Each entry serves one kind of answer: ``results`` (SELECT and ASK), ``graph`` (CONSTRUCT,
-DESCRIBE and the Service Description), ``page`` (HTML for browsers) or ``api`` (JSON documents
-of the API itself). ``names`` are what the ``format`` parameter accepts besides the media type
-itself; SPARQLWrapper sends ``format=json``, ``xml``, ``csv``, ``tsv``, ``turtle``, ``n3``,
-``rdf+xml`` or ``json-ld``, and ``json``/``xml`` mean JSON-LD and RDF/XML for a graph.
+DESCRIBE and the Service Description), ``page`` (HTML for browsers), ``api`` (JSON documents
+of the API itself) or ``feed`` (the changes feed). ``names`` are what the ``format`` parameter
+accepts besides the media type itself; SPARQLWrapper sends ``format=json``, ``xml``, ``csv``,
+``tsv``, ``turtle``, ``n3``, ``rdf+xml`` or ``json-ld``, and ``json``/``xml`` mean JSON-LD and
+RDF/XML for a graph.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pyoxigraph as ox
 if TYPE_CHECKING:  # query workers import this table without the web stack
     from werkzeug.datastructures import MIMEAccept
 
-Kind = Literal["results", "graph", "page", "api"]
+Kind = Literal["results", "graph", "page", "api", "feed"]
 FORMATS = "http://www.w3.org/ns/formats/"
 
 
@@ -139,6 +140,7 @@ TABLE = (
     ),
     MediaType("html", "page", "text/html", ("html",), "HTML page for browsers"),
     MediaType("apijson", "api", "application/json", (), "JSON"),
+    MediaType("atom", "feed", "application/atom+xml", ("atom",), "Atom 1.0 feed (RFC 4287)"),
 )
 
 BY_KEY = {m.key: m for m in TABLE}

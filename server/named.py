@@ -78,18 +78,19 @@ def listing() -> Response:
     return response
 
 
-def _values(named: NamedQuery) -> dict[str, str]:
-    """The parameter values of the request. An empty one is not given: a form's field left
-    empty (the catalogue page's forms send every field) leaves its parameter to its default."""
+def given(named: NamedQuery) -> dict[str, str]:
+    """The request's query-string parameters for ``named`` but ``format``, by name. An empty
+    one is not given: a form's field left empty (the catalogue page's forms send every field)
+    leaves its parameter to its default. Raises ApiError (400) for a parameter given twice."""
     values: dict[str, str] = {}
     for key in request.args:
         if key == "format":
             continue
-        given = request.args.getlist(key)
-        if len(given) > 1:
+        sent = request.args.getlist(key)
+        if len(sent) > 1:
             raise ApiError(400, f"{named.name}: parameter {key!r} is given twice", parameter=key)
-        if given[0].strip():
-            values[key] = given[0]
+        if sent[0].strip():
+            values[key] = sent[0]
     return values
 
 
@@ -98,6 +99,20 @@ def _find(backend: Backend, name: str) -> NamedQuery:
     if named is None:
         raise ApiError(404, f"there is no named query {name!r}; GET /queries lists them")
     return named
+
+
+def resolved(backend: Backend, named: NamedQuery, values: Mapping[str, str]) -> Mapping[str, Term]:
+    """The terms ``named`` runs with for ``values``, each name looked up in the store (see
+    :func:`benchgraph.queries.resolve`). Raises ApiError: 404 for a value that names nothing,
+    with the nearest names in ``suggestions``; 400 for a value that is not valid."""
+    try:
+        return resolve(named, values, backend.lookup, backend.names, backend.earlier)
+    except UnknownName as error:
+        raise ApiError(
+            404, str(error), parameter=error.parameter, suggestions=error.suggestions
+        ) from None
+    except QueryError as error:
+        raise ApiError(400, str(error), parameter=error.parameter) from None
 
 
 @functools.cache
@@ -138,15 +153,8 @@ def run(name: str) -> Response:
     """Run a named query with the request's parameters."""
     backend = current()
     named = _find(backend, name)
-    values = _values(named)
-    try:
-        bindings = resolve(named, values, backend.lookup, backend.names, backend.earlier)
-    except UnknownName as error:
-        raise ApiError(
-            404, str(error), parameter=error.parameter, suggestions=error.suggestions
-        ) from None
-    except QueryError as error:
-        raise ApiError(400, str(error), parameter=error.parameter) from None
+    values = given(named)
+    bindings = resolved(backend, named, values)
     formats = request.args.getlist("format")
     results = media.choose(media.of_kind("results", "page"), request.accept_mimetypes, formats)
     graph = media.choose(media.of_kind("graph"), request.accept_mimetypes, formats)

@@ -6,7 +6,9 @@
 - ``/page/<path>``: the resource ``https://w3id.org/benchgraph/id/<path>``, drawn by its kind
   (paper, method, benchmark with a chart per cohort, result with its provenance, source page,
   task or dataset with its benchmarks and their results; anything else as a table of its
-  statements). Unknown resources are 404.
+  statements). Unknown resources are 404. A benchmark's page also lists the versions of its
+  source pages and its latest changes (linking the changes feed), and with ``asOf`` (a date
+  or date-time) draws its leaderboards as the versions current then give them.
 
 The pages' SPARQL lives in ``queries/site/*.rq``; the resource is bound, never spliced in. Answers
 are cached per store generation. Values are shown as published (``bg:publishedValue``).
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Mapping
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
@@ -25,8 +28,9 @@ import pyoxigraph as ox
 from flask import Blueprint, Response, render_template, request, url_for
 from markupsafe import Markup
 
-from benchgraph import resources
+from benchgraph import asof, graphs, resources
 from benchgraph import vocab as V
+from benchgraph.queries import QueryError
 from server import charts, media, sparql
 from server.answers import table
 from server.backend import current
@@ -47,6 +51,8 @@ KINDS = {
     V.Task: "task",
     V.Dataset: "dataset",
 }
+# The most changes a benchmark's page lists (the feed has them all).
+LATEST_CHANGES = 20
 # The property that ties a benchmark to a task or dataset, by the kind of that page.
 SCOPES = {"task": V.task, "dataset": V.dataset}
 
@@ -56,30 +62,41 @@ def _text(folder: Path, name: str) -> str:
     return (folder / "site" / f"{name}.rq").read_text(encoding="utf-8")
 
 
-def _rows(key: str, text: str, bound: dict[str, Term]) -> list[Row]:
-    """Run ``text`` with ``bound`` substituted (cached per store generation); plain values."""
+def _rows(
+    key: str, text: str, bound: Mapping[str, Term], past: asof.Past | None = None
+) -> list[Row]:
+    """Run ``text`` with ``bound`` substituted, on the store as it is or on the past ``past``
+    reads (cached per store generation); plain values."""
     backend = current()
     backend.pool.start()
     cache_key = (
         backend.pool.generation.tag,
-        ("site", key, tuple(sorted((k, str(v)) for k, v in bound.items()))),
+        ("site", key, tuple(sorted((k, str(v)) for k, v in bound.items())), past),
     )
     answer = backend.cache.get(cache_key)
     if answer is None:
-        answer = backend.run(Job(text, "json", None, backend.max_rows, bound))
+        answer = backend.run(Job(text, "json", None, backend.max_rows, bound, past=past))
         backend.cache.put(cache_key, answer)
     document = json.loads(answer.body)
     return [{k: str(v["value"]) for k, v in b.items()} for b in document["results"]["bindings"]]
 
 
-def select(name: str, **bound: Term) -> list[Row]:
-    """Rows of ``queries/site/<name>.rq`` with ``bound`` substituted (values as text)."""
-    return _rows(name, _text(resources.queries_dir(), name), bound)
+def select(name: str, past: asof.Past | None = None, **bound: Term) -> list[Row]:
+    """Rows of ``queries/site/<name>.rq`` with ``bound`` substituted (values as text), on the
+    store as it is or (``past``) as it was."""
+    return _rows(name, _text(resources.queries_dir(), name), bound, past)
 
 
-def _named(name: str, **bound: Term) -> list[Row]:
-    """Rows of the named query ``name`` (from the app's catalogue) with ``bound``."""
-    return _rows("named/" + name, current().catalogue[name].text, bound)
+def _named(name: str, **values: str) -> list[Row]:
+    """Rows of the named query ``name`` (from the app's catalogue) with ``values`` (text by
+    parameter, as a request gives them), reading the store's past as the query's header says.
+    Raises ApiError (400) for a value that is not valid, naming the parameter."""
+    named = current().catalogue[name]
+    try:
+        bound = named.bind(values)
+    except QueryError as error:
+        raise ApiError(400, str(error), parameter=error.parameter) from None
+    return _rows("named/" + name, named.text, bound, asof.past(named, bound))
 
 
 @blueprint.app_template_filter("page_url")
@@ -118,10 +135,11 @@ def _direction(iri: str) -> str:
     return "lower" if iri == V.LowerIsBetter else "higher"
 
 
-def _details(benchmark: ox.NamedNode) -> dict[str, Row]:
-    """Per result on ``benchmark``: its interval, paper label and settings (``setting:<key>``)."""
+def _details(benchmark: ox.NamedNode, past: asof.Past | None) -> dict[str, Row]:
+    """Per result on ``benchmark``: its interval, paper label and settings (``setting:<key>``),
+    now or as ``past`` reads them."""
     found: dict[str, Row] = {}
-    for row in select("board", benchmark=benchmark):
+    for row in select("board", past, benchmark=benchmark):
         mine = found.setdefault(row["result"], {})
         mine.update({k: v for k, v in row.items() if k not in ("key", "value")})
         if "key" in row:
@@ -187,20 +205,23 @@ def _rank_intervals(members: list[Row], direction: str) -> tuple[str, set[str], 
 
 
 def _leaderboards(
-    benchmark: ox.NamedNode,
+    benchmark: ox.NamedNode, as_of: str = ""
 ) -> tuple[list[dict[str, object]], list[tuple[str, str]], list[str]]:
     """Per metric with results: its cohorts, each with its rows, its columns, its chart and
     (where every result has an interval) the rule of the ranks the intervals allow. And for the
     compare form: the methods of the rows as (IRI, label), by label, and the two it starts with,
-    the first two of the first cohort with two (of the primary metric: a comparable pair)."""
+    the first two of the first cohort with two (of the primary metric: a comparable pair).
+    With ``as_of`` (a moment, as ``leaderboard`` takes it), all of it as of then."""
     methods: dict[str, str] = {}
     pair: list[str] = []
-    details = _details(benchmark)
+    past = asof.Past("as-of", (as_of,), benchmark.value) if as_of else None
+    details = _details(benchmark, past)
     boards: list[dict[str, object]] = []
-    for metric in select("metrics", benchmark=benchmark):
+    for metric in select("metrics", past, benchmark=benchmark):
         if metric.get("results", "0") == "0":
             continue
-        rows = _named("leaderboard", benchmark=benchmark, metric=ox.NamedNode(metric["metric"]))
+        moment = {"asOf": as_of} if as_of else {}
+        rows = _named("leaderboard", benchmark=benchmark.value, metric=metric["metric"], **moment)
         cohorts: dict[str, list[Row]] = {}
         for row in rows:
             methods[row["method"]] = row.get("methodLabel", "")
@@ -340,10 +361,13 @@ def page(path: str) -> Response:
         metrics = select("metrics", benchmark=node)
         context["metrics"] = [m for m in metrics if m.get("results", "0") != "0"]
         context["unused_metrics"] = [m for m in metrics if m.get("results", "0") == "0"]
-        context["boards"], context["methods"], context["pair"] = _leaderboards(node)
+        as_of = _as_of(iri)
+        context["as_of"] = as_of
+        context["boards"], context["methods"], context["pair"] = _leaderboards(node, as_of)
         context["sources"] = [
             r for r in select("referrers", resource=node) if r["property"] == V.DCTERMS + "subject"
         ]
+        context.update(_history(node))
         title = f"Benchmark {label}"
     elif kind == "result":
         context.update(_provenance(iri, props))
@@ -363,6 +387,35 @@ def page(path: str) -> Response:
     else:
         title = label or iri
     return _render("scope" if kind in SCOPES else kind, title, **context)
+
+
+def _as_of(benchmark: str) -> str:
+    """The request's ``asOf`` (a date or date-time), checked as ``leaderboard`` checks it;
+    "" when not given. Raises ApiError (400) naming it when it is no moment."""
+    text = request.args.get("asOf", "").strip()
+    if not text:
+        return ""
+    try:
+        bound = current().catalogue["leaderboard"].bind({"benchmark": benchmark, "asOf": text})
+    except QueryError as error:
+        raise ApiError(400, str(error), parameter=error.parameter) from None
+    return str(bound["asOf"].value)
+
+
+def _history(benchmark: ox.NamedNode) -> dict[str, object]:
+    """The versions of the benchmark's source pages, newest first; its latest changes, since
+    the data-updated time of the version before the latest (at most ``LATEST_CHANGES``), and
+    that time ("" when there is one version or none)."""
+    versions = select(
+        "versions",
+        benchmark=benchmark,
+        versions=ox.NamedNode(graphs.VERSIONS),
+        pages=ox.Literal(graphs.PAGES),
+    )
+    times = list(dict.fromkeys(v.get("modified") or v["ingested"] for v in versions))
+    since = times[1] if len(times) > 1 else ""
+    changes = _named("changes", since=since, benchmark=benchmark.value) if since else []
+    return {"versions": versions, "since": since, "changes": changes[:LATEST_CHANGES]}
 
 
 def _provenance(iri: str, props: dict[str, list[Row]]) -> dict[str, object]:

@@ -171,6 +171,28 @@ def test_a_change_row_names_both_versions_and_when_it_changed(kept: Path, five: 
     assert row["methodLabel"] == "PRISM" and row["benchmarkLabel"] == BENCHMARK
 
 
+def test_a_result_removed_from_a_page_that_goes_on_names_the_version_that_removed_it(
+    kept: Path, five: list[Path]
+) -> None:
+    """It changed when the page's next version left it out, not when the version before
+    stated it; and a result added to a page names the version that lacked it."""
+    from test_history import sha16
+
+    key = "sota2/prompt-recovery-on-laion/clip-score"
+    (removed,) = answer(kept, "changes", since="2026-05-31", until="2026-06-30")
+    assert removed["change"] == "removed" and "newValue" not in removed
+    assert removed["newVersion"] == iris.version(key, sha16(five[3]))
+    assert removed["changedAt"] == removed["newModified"]
+    assert removed["changedAt"].startswith("2026-06-06")
+    (added,) = answer(kept, "changes", since="2026-04-30", until="2026-05-31")
+    assert added["change"] == "added" and "oldValue" not in added
+    assert added["oldVersion"] == iris.version(key, sha16(five[1]))
+    assert added["changedAt"].startswith("2026-05-06")
+    # With two pages changed, each row still comes once (not once per version of the other).
+    rows = [(r["result"], r["change"]) for r in answer(kept, "changes", since="2026-01-31")]
+    assert len(rows) == len(set(rows)) == 12
+
+
 def test_an_older_version_arriving_late_answers_as_of_its_own_date(
     tmp_path: Path, five: list[Path]
 ) -> None:

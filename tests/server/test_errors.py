@@ -24,6 +24,8 @@ CASES = [
     ("queries unknown name", "GET", "queries/leaderboard?benchmark=LAOIN", None, None, 404),
     ("queries method", "POST", "queries/leaderboard", b"", "text/plain", 405),
     ("queries format", "GET", "queries?format=csv", None, None, 406),
+    ("feed unknown benchmark", "GET", "changes.atom?benchmark=LAOIN", None, None, 404),
+    ("feed moment", "GET", "changes.atom?since=June", None, None, 400),
     ("openapi method", "DELETE", "openapi.json", None, None, 405),
     ("index format", "GET", "?format=turtle", None, None, 406),
     ("unknown route", "GET", "no/such/thing", None, None, 404),

@@ -3,11 +3,20 @@ pages of a live server: the charts, the query form, the escaping of a hostile na
 
 from __future__ import annotations
 
+import shutil
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 import pytest
+import test_asof
+from live import Live
+from test_history import sha16
+
+from benchgraph import holder
+from benchgraph import vocab as V
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -18,6 +27,8 @@ pytestmark = pytest.mark.skipif(
 
 GENAI = "page/benchmark/prompt-to-prompt-semantic-composition/genai-bench"
 COMPOSET = "page/benchmark/composet/composet"
+LAION = "page/benchmark/prompt-recovery/laion"
+LAION_IRI = V.ID + "benchmark/prompt-recovery/laion"
 # Each text of each chart whose box, as drawn, is not wholly inside its chart's viewBox.
 OUTSIDE = """
 const outside = [];
@@ -138,3 +149,87 @@ def test_hostile_method_name_is_shown_not_run(
     with pytest.raises(NoAlertPresentException):
         driver.switch_to.alert.text  # noqa: B018 (reading it raises when there is no alert)
     screenshot(driver, tmp_path / "laion.png")
+
+
+# The store of test_asof: the LAION page in five monthly versions (PRISM 81.7 in March, 81.9
+# from April on), and the ART500K page.
+five, kept = test_asof.five, test_asof.kept
+
+
+@pytest.fixture(scope="module")
+def history_server(kept: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    copy = tmp_path_factory.mktemp("history-served") / "store"
+    shutil.copytree(kept, copy, ignore=shutil.ignore_patterns(*holder.NOT_DATA))
+    live = Live(copy)
+    yield live
+    assert live.stop() == 0
+
+
+def _value_of(driver: Any, method: str) -> str:
+    """The value the leaderboards show for ``method``."""
+    from selenium.webdriver.common.by import By
+
+    for table in driver.find_elements(By.CSS_SELECTOR, "div.cohort table"):
+        heads = [th.text for th in table.find_elements(By.CSS_SELECTOR, "thead th")]
+        for row in table.find_elements(By.CSS_SELECTOR, "tbody tr"):
+            cells = [td.text for td in row.find_elements(By.TAG_NAME, "td")]
+            if cells[heads.index("Method")] == method:
+                return cells[heads.index("Value")]
+    raise AssertionError(f"no row of {method}")
+
+
+def test_a_benchmark_shows_its_versions_and_its_leaderboard_as_of_a_date(
+    driver: Any, history_server: Any, five: list[Path], tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    page = history_server.url + LAION
+    driver.get(page)
+    # The timeline: the five versions of the LAION page, newest first.
+    rows = driver.find_elements(By.CSS_SELECTOR, "table.versions tbody tr")
+    cells = [[td.text for td in row.find_elements(By.TAG_NAME, "td")] for row in rows]
+    assert [c[0][:10] for c in cells] == [f"2026-{m:02d}-06" for m in (7, 6, 5, 4, 3)]
+    assert [c[4] for c in cells] == ["current", "history", "history", "history", "history"]
+    assert [c[5] for c in cells] == [sha16(p) for p in reversed(five)]
+    assert [c[3] for c in cells] == ["6", "6", "7", "6", "6"]
+    # The latest changes, against the version before (June): PEZ's configuration.
+    changes = driver.find_elements(By.CSS_SELECTOR, "table.changes tbody tr")
+    assert [r.find_elements(By.TAG_NAME, "td")[1].text for r in changes] == ["PEZ"]
+    # The feed, linked from the page and announced in its head.
+    feed = driver.find_element(By.CSS_SELECTOR, "p.feed a").get_attribute("href")
+    (announced,) = driver.find_elements(
+        By.CSS_SELECTOR, 'head link[rel="alternate"][type="application/atom+xml"]'
+    )
+    assert announced.get_attribute("href") == feed
+    address, query = feed.split("?", 1)
+    assert address == history_server.url + "changes.atom"
+    assert parse_qs(query) == {"benchmark": [LAION_IRI]}
+    with urllib.request.urlopen(feed, timeout=60) as reply:
+        assert reply.headers.get_content_type() == "application/atom+xml"
+    assert _value_of(driver, "PRISM") == "81.9"
+    # As of the end of March: PRISM's value then, said so, with the way back.
+    box = driver.find_element(By.CSS_SELECTOR, "form.as-of input[name=asOf]")
+    assert box.get_attribute("type") == "date"
+    driver.execute_script("arguments[0].value = '2026-03-31'", box)
+    driver.find_element(By.CSS_SELECTOR, "form.as-of button").click()
+    notice = WebDriverWait(driver, 30).until(
+        EC.presence_of_element_located((By.CSS_SELECTOR, "p.as-of-notice"))
+    )
+    assert "As of 2026-03-31" in notice.text
+    assert driver.current_url == page + "?asOf=2026-03-31"
+    assert _value_of(driver, "PRISM") == "81.7"
+    screenshot(driver, tmp_path / "laion-as-of.png")
+    notice.find_element(By.TAG_NAME, "a").click()
+    WebDriverWait(driver, 30).until(EC.url_to_be(page))
+    assert not driver.find_elements(By.CSS_SELECTOR, "p.as-of-notice")
+    assert _value_of(driver, "PRISM") == "81.9"
+
+
+def test_a_bad_as_of_date_is_the_sites_400_page(driver: Any, history_server: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver.get(history_server.url + LAION + "?asOf=June")
+    text = driver.find_element(By.CSS_SELECTOR, "div.error").text
+    assert "400" in text and "'asOf'" in text and "YYYY-MM-DD" in text
