@@ -84,9 +84,10 @@ class Change:
 
     @property
     def id(self) -> str:
-        """The entry's id: the same for the same result and versions compared."""
+        """The entry's id: the same for the same result and versions compared. A URN, not an
+        IRI under the resources' base, where it would name a resource none serves."""
         digest = hashlib.sha256(f"{self.result}\n{self.old_version}\n{self.new_version}".encode())
-        return f"{V.ID}change/{digest.hexdigest()[:32]}"
+        return f"urn:benchgraph:change:{digest.hexdigest()[:32]}"
 
     @property
     def title(self) -> str:
