@@ -19,13 +19,20 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "export",
         help="write the whole store as one RDF file (a dump)",
         description="Write the whole store as one RDF document. trig and nquads keep the named "
-        "graphs (one per source page: the provenance); turtle, ntriples and jsonld hold their "
-        "union, each triple once. The server offers the same dumps at /dump.trig, /dump.nq, "
-        "/dump.ttl, /dump.nt and /dump.jsonld. Exit codes: 0 written; 2 a store that cannot be "
-        "opened or a file that cannot be written; 141 stdout was closed before the dump was "
-        "complete (`| head`).",
+        "graphs (one per source page: the provenance), as they are now unless --history; "
+        "turtle, ntriples and jsonld hold their union, each triple once. The server offers the "
+        "same dumps at /dump.trig, /dump.nq, /dump.ttl, /dump.nt and /dump.jsonld. Exit codes: "
+        "0 written; 2 a store that cannot be opened, a file that cannot be written, or bad "
+        "usage; 141 stdout was closed before the dump was complete (`| head`).",
     )
     command.add_argument("--format", choices=tuple(export.FORMATS), default="trig")
+    command.add_argument(
+        "--history",
+        action="store_true",
+        help="trig and nquads only: also write every earlier version of every page (its "
+        "history graph and report) and the versions catalogue, so that loading the dump gives "
+        "back every version",
+    )
     command.add_argument(
         "--out", metavar="FILE", help="write to FILE (replaced only once complete); default stdout"
     )
@@ -36,16 +43,23 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def run_export(args: argparse.Namespace) -> int:
     """Handler of ``benchgraph export``."""
     key = export.FORMATS[args.format]
+    if args.history and args.format not in export.QUAD_DUMPS:
+        sys.stderr.write(
+            f"benchgraph: error: --history needs --format {' or '.join(export.QUAD_DUMPS)}: "
+            f"a {args.format} dump holds one graph, the merged view, which no earlier version "
+            "of a page enters\n"
+        )
+        return EXIT_ERROR
     with open_store(settings.get("store", args.store), must_exist=True, notify=notice) as store:
         if args.out is None:
-            store.export(key, sys.stdout.buffer)
+            store.export(key, sys.stdout.buffer, args.history)
             sys.stdout.buffer.flush()
             return EXIT_OK
         out = Path(args.out)
         part = out.with_name(f".{out.name}.part")
         try:
             with part.open("wb") as output:
-                store.export(key, output)
+                store.export(key, output, args.history)
             os.replace(part, out)
         except OSError as error:
             with contextlib.suppress(OSError):
