@@ -9,12 +9,15 @@ import hashlib
 import io
 import json
 import re
+import urllib.error
+import urllib.request
+from email.message import Message
 from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
 from live import Live
-from support import EXAMPLES, run_cli
+from support import EXAMPLES, PATIENCE, run_cli
 
 from benchgraph import graphs
 from benchgraph import vocab as V
@@ -388,3 +391,61 @@ def test_history_with_a_format_of_one_graph_is_bad_usage(store_dir: Path) -> Non
         "benchgraph: error: --history needs --format trig or nquads: a turtle dump holds one "
         "graph, the merged view, which no earlier version of a page enters\n"
     )
+
+
+def get(url: str, **headers: str) -> tuple[int, Message, bytes]:
+    """GET ``url``: status, headers, body (an error status is returned, not raised)."""
+    request = urllib.request.Request(
+        url, headers={k.replace("_", "-"): v for k, v in headers.items()}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=PATIENCE) as reply:
+            return reply.status, reply.headers, reply.read()
+    except urllib.error.HTTPError as error:
+        with error:
+            return error.code, error.headers, error.read()
+
+
+def test_the_quad_dumps_served_hold_the_history_only_when_asked(
+    store_dir: Path, tmp_path: Path
+) -> None:
+    two_versions(store_dir, tmp_path)
+    every = every_quad(store_dir)
+    now = {q for q in every if not of_history(q)}
+    live = Live(store_dir)
+    try:
+        for suffix, fmt in (("trig", ox.RdfFormat.TRIG), ("nq", ox.RdfFormat.N_QUADS)):
+            status, plain, body = get(f"{live.url}dump.{suffix}")
+            assert status == 200 and dumped(body, fmt) == now
+            status, _, body = get(f"{live.url}dump.{suffix}?history=false")
+            assert status == 200 and dumped(body, fmt) == now
+            status, full, body = get(f"{live.url}dump.{suffix}?history=true")
+            assert status == 200 and dumped(body, fmt) == every
+            assert full["ETag"] != plain["ETag"]
+            again = get(f"{live.url}dump.{suffix}?history=true", If_None_Match=plain["ETag"])
+            assert again[0] == 200 and dumped(again[2], fmt) == every
+        # benchgraph export reads the held store through the server, and says the same.
+        for args, quads in (((), now), (("--history",), every)):
+            done = run_cli("export", *args, store=store_dir)
+            assert done.returncode == 0, done.stderr
+            assert dumped(done.stdout.encode("utf-8")) == quads
+        for query, wrong in (
+            ("dump.trig?history=yes", "'yes' is neither true nor false"),
+            ("dump.nq?history=true&history=true", "given 2 times"),
+            ("dump.ttl?history=false", "/dump.ttl holds one graph, the merged view"),
+            ("dump.jsonld?history=true", "/dump.jsonld holds one graph, the merged view"),
+        ):
+            status, _, body = get(live.url + query, Accept="application/json")
+            assert status == 400, query
+            document = json.loads(body)
+            assert document["ok"] is False and document["status"] == 400
+            assert document["parameter"] == "history"
+            assert document["error"].startswith(f"history: {wrong}")
+            assert "/dump.trig?history=true and /dump.nq?history=true" in document["error"]
+        _, _, body = get(f"{live.url}openapi.json")
+        paths = json.loads(body)["paths"]
+        assert [p["name"] for p in paths["/dump.trig"]["get"]["parameters"]] == ["history"]
+        assert paths["/dump.nq"]["get"]["parameters"][0]["schema"]["type"] == "boolean"
+        assert paths["/dump.ttl"]["get"]["parameters"] == []
+    finally:
+        assert live.stop() == 0
