@@ -150,8 +150,8 @@ def markdown(data: dict[str, Any]) -> str:
         "compiled shapes; pyshacl for a page they cannot be sure of), write each page's graph "
         "and report in one transaction, on a writer thread while the next pages are prepared. "
         "Against it, pyoxigraph `Store.bulk_load` of the same quads (`benchgraph export "
-        "--format nquads`) into a fresh store, in-process. Peak RSS is that of the ingest "
-        "process.",
+        "--format nquads --history`) into a fresh store, in-process. Peak RSS is that of the "
+        "ingest process.",
         "",
         "| pages | results | quads | runs | ingest s | pages/s | results/s | floor s "
         "| floor results/s | ingest/floor | peak RSS MB | store MB |",
@@ -230,9 +230,10 @@ def markdown(data: dict[str, Any]) -> str:
     if peers:
         lines += [
             "`python -m bench.rdflib_endpoint`: the same quads (`benchgraph export --format "
-            "nquads`) loaded into an `rdflib.Dataset` whose default graph is the dump's: the "
-            "merged view, answering the same SPARQL over HTTP (waitress, as benchgraph), the "
-            "parameter written into the text as for oxigraph; nothing is cached. One client, "
+            "nquads --history`) loaded into an `rdflib.Dataset` whose default graph is the "
+            "dump's: the merged view, answering the same SPARQL over HTTP (waitress, as "
+            "benchgraph), the parameter written into the text as for oxigraph; nothing is "
+            "cached. One client, "
             "uncached, fewer requests (rdflib is slow); a request still running after the time "
             "limit ends the series (`n + 1 timed out`: n answered, then one timed out), the "
             "endpoint is restarted, and the ratio is then a lower bound (`≥`: the median with "

@@ -6,7 +6,7 @@ For each size a corpus is generated (``bench.generate``, seed 1) and measured:
 
 1. ingest through the real command (``benchgraph ingest``, a fresh store each run) against the
    floor: pyoxigraph ``Store.bulk_load`` of the same quads (``benchgraph export --format
-   nquads``) into a fresh store; peak RSS of the ingest process and store size on disk;
+   nquads --history``) into a fresh store; peak RSS of the ingest process and store size on disk;
 2. named queries over HTTP: ``benchgraph serve`` against ``oxigraph serve-read-only`` on a
    copy of the store (its default graph the store's: the merged view), answering the same
    SPARQL text (the
@@ -152,7 +152,11 @@ def build_store(pages: Path, work: Path) -> None:
 
 
 def export(store: Path, nquads: Path) -> None:
-    done = cli("export", "--format", "nquads", "--store", str(store), "--out", str(nquads))
+    """Every quad of ``store`` (the versions catalogue too, as the ingest wrote it) to
+    ``nquads``."""
+    done = cli(
+        "export", "--format", "nquads", "--history", "--store", str(store), "--out", str(nquads)
+    )
     if done.returncode != 0:
         raise RuntimeError(f"export failed: {done.stderr}")
 

@@ -2,10 +2,12 @@
 
 TriG and N-Quads keep the named graphs, so every triple still says which page it came from, and
 hold the merged view as their default graph (loaded into any quad store, its default graph then
-answers as benchgraph's does); Turtle, N-Triples and JSON-LD hold one graph, the merged view:
-each triple of the page graphs once, no validation report. The serialisers write to a file
-object as they go: the quad formats straight from the store, the single-graph formats from the
-view as a query yields it.
+answers as benchgraph's does). They hold the store as it is now, the page graphs and their
+reports, unless asked for its history too: the history graphs, their reports and the versions
+catalogue, so that loading the dump gives back every version. Turtle, N-Triples and JSON-LD hold
+one graph, the merged view: each triple of the page graphs once, no validation report, no
+history. The serialisers write to a file object as they go: the quad formats from the store's
+quads as they are read, the single-graph formats from the view as a query yields it.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ FORMATS = {
     "ntriples": "ntriples",
     "jsonld": "jsonld",
 }
+# The formats that keep the named graphs, and so can hold the history.
+QUAD_DUMPS = tuple(name for name, key in FORMATS.items() if key in QUAD_FORMATS)
 
 
 def suffix(key: str) -> str:
@@ -47,15 +51,19 @@ def view_triples(store: Store) -> Iterator[ox.Triple]:
         yield ox.Triple(row["s"], row["p"], row["o"])
 
 
-def write(store: Store, key: str, output: IO[bytes]) -> None:
-    """Write the store to ``output`` in the format with media key ``key`` (one of FORMATS).
+def write(store: Store, key: str, output: IO[bytes], history: bool = False) -> None:
+    """Write the store to ``output`` in the format with media key ``key`` (one of FORMATS),
+    with its history graphs, their reports and the versions catalogue if ``history``.
 
-    Raises OSError when the store cannot be read or the output cannot be written.
+    Raises OSError when the store cannot be read or the output cannot be written, ValueError
+    for an unknown format or for ``history`` with a format that holds one graph.
     """
     if key not in FORMATS.values():
         raise ValueError(f"no dump format {key!r} (formats: {', '.join(FORMATS)})")
+    if history and key not in QUAD_FORMATS:
+        raise ValueError(f"a {key} dump holds one graph, the merged view: it has no history")
     fmt = GRAPH_FORMATS[key]
     if key in QUAD_FORMATS:
-        store.dump(output, fmt)
+        store.dump(output, fmt, history)
     else:
         ox.serialize(view_triples(store), output, fmt, prefixes=V.PREFIXES)

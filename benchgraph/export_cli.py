@@ -20,15 +20,23 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "export",
         help="write the whole store as one RDF file (a dump), or its results as EEE records",
         description="Write the whole store as one RDF document. trig and nquads keep the named "
-        "graphs (one per source page: the provenance); turtle, ntriples and jsonld hold their "
-        "union, each triple once. The server offers the same dumps at /dump.trig, /dump.nq, "
-        "/dump.ttl, /dump.nt and /dump.jsonld. eee writes the results as Every Eval Ever records "
-        f"(schema {eee.SCHEMA_VERSION}), one JSON object a line. Exit codes: 0 written; 1 (eee) "
-        "some results left out, each named on stderr (their metric states no direction); 2 a "
-        "store that cannot be opened or a file that cannot be written; 141 stdout was closed "
-        "before the dump was complete (`| head`).",
+        "graphs (one per source page: the provenance), as they are now unless --history; "
+        "turtle, ntriples and jsonld hold their union, each triple once. The server offers the "
+        "same dumps at /dump.trig, /dump.nq, /dump.ttl, /dump.nt and /dump.jsonld. eee writes "
+        f"the results as Every Eval Ever records (schema {eee.SCHEMA_VERSION}), one JSON object "
+        "a line. Exit codes: 0 written; 1 (eee) some results left out, each named on stderr "
+        "(their metric states no direction); 2 a store that cannot be opened, a file that "
+        "cannot be written, or bad usage; 141 stdout was closed before the dump was complete "
+        "(`| head`).",
     )
     command.add_argument("--format", choices=(*export.FORMATS, "eee"), default="trig")
+    command.add_argument(
+        "--history",
+        action="store_true",
+        help="trig and nquads only: also write every earlier version of every page (its "
+        "history graph and report) and the versions catalogue, so that loading the dump gives "
+        "back every version",
+    )
     command.add_argument(
         "--out", metavar="FILE", help="write to FILE (replaced only once complete); default stdout"
     )
@@ -38,16 +46,28 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def run_export(args: argparse.Namespace) -> int:
     """Handler of ``benchgraph export``."""
+    if args.history and args.format not in export.QUAD_DUMPS:
+        holds = (
+            "eee records hold the results of the current versions"
+            if args.format == "eee"
+            else f"a {args.format} dump holds one graph, the merged view, which no earlier "
+            "version of a page enters"
+        )
+        sys.stderr.write(
+            f"benchgraph: error: --history needs --format {' or '.join(export.QUAD_DUMPS)}: "
+            f"{holds}\n"
+        )
+        return EXIT_ERROR
     with open_store(settings.get("store", args.store), must_exist=True, notify=notice) as store:
         if args.out is None:
-            left_out = write(store, args.format, sys.stdout.buffer)
+            left_out = write(store, args.format, sys.stdout.buffer, args.history)
             sys.stdout.buffer.flush()
             return EXIT_REFUSED if left_out else EXIT_OK
         out = Path(args.out)
         part = out.with_name(f".{out.name}.part")
         try:
             with part.open("wb") as output:
-                left_out = write(store, args.format, output)
+                left_out = write(store, args.format, output, args.history)
             os.replace(part, out)
         except OSError as error:
             with contextlib.suppress(OSError):
@@ -57,10 +77,11 @@ def run_export(args: argparse.Namespace) -> int:
     return EXIT_REFUSED if left_out else EXIT_OK
 
 
-def write(store: Store, name: str, output: IO[bytes]) -> int:
-    """Write ``store`` to ``output`` in the export format ``name``; return how many results were
-    left out (only eee leaves any out)."""
+def write(store: Store, name: str, output: IO[bytes], history: bool = False) -> int:
+    """Write ``store`` to ``output`` in the export format ``name`` (a quad dump with every
+    earlier version when ``history``); return how many results were left out (only eee leaves
+    any out)."""
     if name == "eee":
         return eee.write(store, output, notice)
-    store.export(export.FORMATS[name], output)
+    store.export(export.FORMATS[name], output, history)
     return 0

@@ -69,6 +69,7 @@ from benchgraph.store import (
     Term,
     data,
     in_view,
+    present,
     query_triples,
     replacement,
     statement,
@@ -264,8 +265,9 @@ class RemoteStore(Store):
             n.value for n in names if isinstance(n, ox.NamedNode) and not graphs.is_hidden(n.value)
         )
 
-    def quads(self) -> Iterator[ox.Quad]:
-        yield from self._named_quads()
+    def quads(self, history: bool = True) -> Iterator[ox.Quad]:
+        named = self._named_quads()
+        yield from named if history else present(named)
         for triple in export.view_triples(self):
             yield ox.Quad(triple.subject, triple.predicate, triple.object, ox.DefaultGraph())
 

@@ -149,8 +149,9 @@ class ServedStore(Store):
         found = json.loads(self._read("listing the graphs", "graphs"))
         return [str(name) for name in found]
 
-    def quads(self) -> Iterator[ox.Quad]:
-        return self._streamed("reading every quad", "quads", ox.RdfFormat.N_QUADS)
+    def quads(self, history: bool = True) -> Iterator[ox.Quad]:
+        path = "quads" if history else "quads?history=false"
+        return self._streamed("reading every quad", path, ox.RdfFormat.N_QUADS)
 
     def query(
         self,

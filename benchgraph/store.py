@@ -285,9 +285,11 @@ class Store(ABC):
         """The names of the page and report graphs (and any other named graph), sorted."""
 
     @abstractmethod
-    def quads(self) -> Iterator[ox.Quad]:
+    def quads(self, history: bool = True) -> Iterator[ox.Quad]:
         """Yield every quad of the named graphs, and the merged view's triples as quads of the
-        default graph (streamed)."""
+        default graph (streamed). Without ``history``, the quads of the history graphs, their
+        reports and the versions catalogue (:func:`benchgraph.graphs.is_history`) are left out:
+        the store as it is now."""
 
     @abstractmethod
     def query(
@@ -397,16 +399,26 @@ class Store(ABC):
                 )
         return check
 
-    def dump(self, output: IO[bytes], fmt: ox.RdfFormat) -> None:
-        """Write every quad to ``output`` in the quad format ``fmt`` (the view as the default
-        graph)."""
-        ox.serialize(self.quads(), output, fmt, prefixes=V.PREFIXES)
+    def dump(self, output: IO[bytes], fmt: ox.RdfFormat, history: bool = False) -> None:
+        """Write the quads of :meth:`quads` to ``output`` in the quad format ``fmt``, as they
+        are read (the view as the default graph; the history only if ``history``)."""
+        ox.serialize(self.quads(history), output, fmt, prefixes=V.PREFIXES)
 
-    def export(self, key: str, output: IO[bytes]) -> None:
+    def export(self, key: str, output: IO[bytes], history: bool = False) -> None:
         """Write the whole store to ``output`` in the dump format with media key ``key``
-        (see :mod:`benchgraph.export`). Raises OSError or StoreError when it cannot be read or
-        written."""
-        export.write(self, key, output)
+        (see :mod:`benchgraph.export`), with its history if ``history``. Raises OSError or
+        StoreError when it cannot be read or written, ValueError for ``history`` with a format
+        that holds one graph."""
+        export.write(self, key, output, history)
+
+
+def present(quads: Iterable[ox.Quad]) -> Iterator[ox.Quad]:
+    """The quads of ``quads`` but those in a graph of history (a kept version, its report, the
+    versions catalogue: :func:`benchgraph.graphs.is_history`), in their order."""
+    for quad in quads:
+        graph = quad.graph_name
+        if not (isinstance(graph, ox.NamedNode) and graphs.is_history(graph.value)):
+            yield quad
 
 
 def upgrade_notice(location: str, pages: int) -> str:
@@ -602,8 +614,11 @@ class EmbeddedStore(Store):
     def named_graphs(self) -> list[str]:
         return sorted(g.value for g in self._store.named_graphs() if isinstance(g, ox.NamedNode))
 
-    def quads(self) -> Iterator[ox.Quad]:
-        return iter(self._store)
+    def quads(self, history: bool = True) -> Iterator[ox.Quad]:
+        # One iterator reads one snapshot of the store, so a dump is of one state even while
+        # the store is written (as a served store is).
+        every = iter(self._store)
+        return every if history else present(every)
 
     def query(
         self,
@@ -629,6 +644,3 @@ class EmbeddedStore(Store):
             base_iri=base_iri,
             **options,  # type: ignore[arg-type]
         )
-
-    def dump(self, output: IO[bytes], fmt: ox.RdfFormat) -> None:
-        self._store.dump(output, fmt, prefixes=V.PREFIXES)

@@ -194,28 +194,31 @@ class Backend:
                     self._names.popitem(last=False)
         return found
 
-    def dump_file(self, key: str) -> Path:
-        """The dump of the store in the format with media key ``key``, as a file.
+    def dump_file(self, key: str, history: bool = False) -> Path:
+        """The dump of the store in the format with media key ``key``, with its history if
+        ``history``, as a file.
 
         A query worker writes it (the store stays read-only) the first time it is asked for in
-        this store generation; later requests get the same file. Raises ApiError or PoolError
-        like :meth:`run`.
+        this store generation; later requests get the same file. The dump with the history is
+        a file of its own. Raises ApiError or PoolError like :meth:`run`.
         """
         self.pool.start()
+        variant = f"{key}-history" if history else key
         with self._dump_guard:
             if self._dumps is None:
                 self._dumps = Path(tempfile.mkdtemp(prefix="benchgraph-dumps-"))
                 atexit.register(shutil.rmtree, self._dumps, True)
-            lock = self._dump_locks.setdefault(key, threading.Lock())
+            lock = self._dump_locks.setdefault(variant, threading.Lock())
         tag = self.pool.generation.tag
-        path = self._dumps / f"{tag}.{key}"
+        path = self._dumps / f"{tag}.{variant}"
         with lock:
             if not path.is_file():
-                for older in self._dumps.glob(f"*.{key}"):  # of generations no longer served
+                for older in self._dumps.glob(f"*.{variant}"):  # of generations no longer served
                     if not older.name.startswith(f"{tag}."):
                         older.unlink(missing_ok=True)
                 part = path.with_name(path.name + ".part")
-                self.run(DumpJob(key, str(part)), float(self.config["dump_timeout"]))
+                job = DumpJob(key, str(part), history)
+                self.run(job, float(self.config["dump_timeout"]))
                 os.replace(part, path)
         return path
 

@@ -15,7 +15,7 @@ from benchgraph import __version__
 from benchgraph.queries import NamedQuery, Param
 from server import media, pages
 from server.backend import current
-from server.dumps import DUMPS
+from server.dumps import DUMPS, HISTORY_DUMPS
 from server.errors import ApiError
 from server.linked import examples
 
@@ -165,6 +165,37 @@ def _write_operations() -> dict[str, Any]:
     return {"/pages": {"post": post}, "/pages/{page}": {"delete": delete}}
 
 
+def _dump_operations() -> dict[str, Any]:
+    """The dumps' operations (see :mod:`server.dumps`), the quad ones with their ``history``."""
+    history = {
+        "name": "history",
+        "in": "query",
+        "required": False,
+        "description": "true: also every earlier version of every page (its history graph and "
+        "report) and the versions catalogue, so that loading the dump gives back every "
+        "version; false or left out: the store as it is now",
+        "schema": {"type": "boolean", "default": False},
+    }
+    operations: dict[str, Any] = {}
+    for suffix, m in DUMPS.items():
+        quads = suffix in HISTORY_DUMPS
+        held = "its named graphs kept (the provenance)" if quads else "the merged view"
+        operations[f"/dump.{suffix}"] = {
+            "get": {
+                "operationId": f"dump{suffix.capitalize()}",
+                "tags": ["dumps"],
+                "summary": f"The whole store as {m.label.split(' (')[0]}, {held}",
+                "parameters": [history] if quads else [],
+                "responses": {
+                    "200": {"description": "The dump, streamed", "content": {m.mime: {}}},
+                    "304": {"description": "Not modified since the ETag given"},
+                    **_error_responses("400", "503", "504"),
+                },
+            }
+        }
+    return operations
+
+
 def openapi_document(
     base: str, catalogue: dict[str, NamedQuery], writes: bool = False
 ) -> dict[str, Any]:
@@ -183,6 +214,7 @@ def openapi_document(
     }
     for name, named in catalogue.items():
         paths[f"/queries/{name}"] = _named_operation(named)
+    paths.update(_dump_operations())
     extra_errors = {"415": "Unsupported body type"}
     components: dict[str, Any] = {}
     if writes:

@@ -56,10 +56,12 @@ class Job:
 
 @dataclass(frozen=True)
 class DumpJob:
-    """Write the whole store as a dump in the format with media key ``format`` to ``path``."""
+    """Write the whole store as a dump in the format with media key ``format`` to ``path``,
+    with its history if ``history`` (a quad format's only)."""
 
     format: str
     path: str
+    history: bool = False
 
 
 @dataclass(frozen=True)
@@ -175,7 +177,7 @@ def dump(store: Store, job: DumpJob) -> Answer | Failure:
     """Write the dump ``job`` asks for; the answer's body is empty (the dump is in the file)."""
     try:
         with open(job.path, "wb") as output:
-            export.write(store, job.format, output)
+            export.write(store, job.format, output, job.history)
     except (OSError, ValueError) as error:
         return Failure("store", f"cannot write the dump: {error}")
     return Answer("triples", job.format, b"", 0, False)

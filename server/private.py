@@ -10,8 +10,8 @@ Nothing here is the public surface: ``/sparql`` stays read-only.
   ``default_graph`` and ``named_graphs``, optional ``base_iri``; SPARQL JSON results, or
   N-Triples for a graph.
 - ``GET /_store/graphs``: the named graphs, JSON. ``GET /_store/triples[?graph=G]``: a named
-  graph's (or the merged view's) triples, N-Triples. ``GET /_store/quads``: every quad, N-Quads;
-  both streamed.
+  graph's (or the merged view's) triples, N-Triples. ``GET /_store/quads[?history=false]``:
+  every quad (``false``: none of history), N-Quads; both streamed.
 - ``POST /_store/replace?graph=G...[&added=A...]``: replace the graphs ``graph`` names with the
   N-Quads of the body (gzip), and add its quads in the graphs ``added`` names to them, in one
   transaction. ``POST /_store/update?what=W``: run the update of the body (one
@@ -127,7 +127,7 @@ def triples() -> Response:
 @blueprint.get("/quads")
 def quads() -> Response:
     store = _held().store
-    found = _streamed(store.quads(), ox.RdfFormat.N_QUADS)
+    found = _streamed(store.quads(request.args.get("history") != "false"), ox.RdfFormat.N_QUADS)
     return Response(found, content_type="application/n-quads")
 
 

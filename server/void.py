@@ -3,7 +3,8 @@
 The figures (the triples of the merged view, entities, entities per class, triples per named
 graph, the last ingest time) come from the queries in ``queries/internal/void-*.rq``; this module
 only arranges them as a ``void:Dataset`` / ``dcat:Dataset`` with its class partitions, its named
-graphs as subsets, the SPARQL endpoint and the dumps as distributions.
+graphs as subsets, the SPARQL endpoint and the dumps (the store as it is now, and the quad
+dumps with its history) as distributions.
 """
 
 from __future__ import annotations
@@ -36,9 +37,12 @@ class Figures:
     examples: list[str]  # a few resource IRIs (void:exampleResource)
 
 
-def dump_urls(base: str) -> dict[str, str]:
-    """The dump URLs by media key."""
-    return {key: f"{base}dump.{export.suffix(key)}" for key in export.FORMATS.values()}
+def dump_urls(base: str) -> list[tuple[str, str, bool]]:
+    """The dumps: media key, URL, and whether it holds the history too (TriG and N-Quads with
+    ``?history=true``: every earlier version of every page and the versions catalogue)."""
+    found = [(key, f"{base}dump.{export.suffix(key)}", False) for key in export.FORMATS.values()]
+    quads = [(key, url) for key, url, _ in found if key in media.QUAD_FORMATS]
+    return found + [(key, f"{url}?history=true", True) for key, url in quads]
 
 
 def triples(base: str, id_base: str, figures: Figures, license: str = "") -> list[ox.Triple]:
@@ -92,15 +96,17 @@ def triples(base: str, id_base: str, figures: Figures, license: str = "") -> lis
         add(subset, VOID + "triples", count(graph_triples))
         if source is not None:
             add(subset, V.wasDerivedFrom, ox.NamedNode(source))
-    for key, url in dump_urls(base).items():
+    for key, url, history in dump_urls(base):
         m = media.BY_KEY[key]
+        what = "with every earlier version of every page" if history else "as it is now"
         add(dataset, VOID + "dataDump", ox.NamedNode(url))
         distribution = ox.BlankNode()
         add(dataset, DCAT + "distribution", distribution)
         add(distribution, V.type_, ox.NamedNode(DCAT + "Distribution"))
         add(distribution, DCAT + "downloadURL", ox.NamedNode(url))
         add(distribution, DCAT + "mediaType", ox.NamedNode(IANA + m.mime))
-        add(distribution, V.title, ox.Literal(f"the whole dataset as {m.label.split(' (')[0]}"))
+        name = m.label.split(" (")[0]
+        add(distribution, V.title, ox.Literal(f"the whole dataset {what}, as {name}"))
         if m.w3c:
             add(distribution, V.DCTERMS + "format", ox.NamedNode(m.w3c))
     return out

@@ -9,12 +9,15 @@ import hashlib
 import io
 import json
 import re
+import urllib.error
+import urllib.request
+from email.message import Message
 from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
 from live import Live
-from support import EXAMPLES, run_cli
+from support import EXAMPLES, PATIENCE, run_cli
 
 from benchgraph import graphs
 from benchgraph import vocab as V
@@ -311,3 +314,138 @@ def test_versions_kept_and_listed_through_a_running_server(store_dir: Path, tmp_
         assert live.stop() == 0
     assert values_in(store_dir, graphs.history(KEY, sha16(LAION)))[iris.result(PRISM)] == "81.7"
     assert_view_is_the_union_of_the_page_graphs(store_dir)
+
+
+def two_versions(store_dir: Path, tmp_path: Path) -> None:
+    """A store holding the example page and a newer version of it (the first kept as history)."""
+    newer = write(tmp_path, "newer.md", value_changed(dated(LAION.read_text("utf-8"), 5)))
+    ingest(store_dir, LAION)
+    ingest(store_dir, newer)
+
+
+def of_history(quad: ox.Quad) -> bool:
+    graph = quad.graph_name
+    return isinstance(graph, ox.NamedNode) and graphs.is_history(graph.value)
+
+
+def every_quad(store_dir: Path) -> set[ox.Quad]:
+    """The store's quads, read straight from its files; it holds some of history."""
+    quads = set(ox.Store.read_only(str(store_dir)))
+    names = {q.graph_name for q in quads}
+    kept = ox.NamedNode(graphs.history(KEY, sha16(LAION)))
+    assert {kept, ox.NamedNode(graphs.report(kept.value)), ox.NamedNode(graphs.VERSIONS)} <= names
+    return quads
+
+
+def dumped(body: bytes, fmt: ox.RdfFormat = ox.RdfFormat.TRIG) -> set[ox.Quad]:
+    return set(ox.parse(body, fmt, rename_blank_nodes=False))
+
+
+def test_an_export_holds_the_store_as_it_is_now_without_its_history(
+    store_dir: Path, tmp_path: Path
+) -> None:
+    two_versions(store_dir, tmp_path)
+    every = every_quad(store_dir)
+    done = run_cli("export", store=store_dir)  # TriG, the default
+    assert done.returncode == 0, done.stderr
+    quads = dumped(done.stdout.encode("utf-8"))
+    names = {q.graph_name.value for q in quads if isinstance(q.graph_name, ox.NamedNode)}
+    assert {PAGE, graphs.report(PAGE)} <= names
+    assert graphs.VERSIONS not in names
+    assert not [name for name in names if graphs.is_history(name)]
+    assert quads == {q for q in every if not of_history(q)}
+
+
+def load_dump(dump: Path, folder: Path) -> None:
+    """Load the TriG file ``dump`` into a new, empty embedded store at ``folder``."""
+    with EmbeddedStore(folder) as store:
+        assert not list(store.quads())
+    disk = ox.Store(str(folder))
+    disk.extend(ox.parse(path=str(dump), format=ox.RdfFormat.TRIG, rename_blank_nodes=False))
+    disk.flush()
+
+
+def test_an_export_with_its_history_loads_back_every_version(
+    store_dir: Path, five: list[Path], tmp_path: Path
+) -> None:
+    for page in five:
+        ingest(store_dir, page)
+    out, loaded = tmp_path / "dump.trig", tmp_path / "loaded"
+    done = run_cli("export", "--history", "--out", str(out), store=store_dir)
+    assert done.returncode == 0, done.stderr
+    load_dump(out, loaded)
+    assert set(ox.Store.read_only(str(loaded))) == set(ox.Store.read_only(str(store_dir)))
+    listed = run_cli("history", str(LAION), "--format", "csv", "--store", str(loaded))
+    assert listed.returncode == 0, listed.stderr
+    versions = list(csv.DictReader(io.StringIO(listed.stdout)))
+    assert [r["version"] for r in versions] == [sha16(p) for p in five]
+    assert versions == history(store_dir, str(LAION))
+
+
+def test_history_with_a_format_of_one_graph_is_bad_usage(store_dir: Path) -> None:
+    ingest(store_dir, LAION)
+    done = run_cli("export", "--format", "turtle", "--history", store=store_dir)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr == (
+        "benchgraph: error: --history needs --format trig or nquads: a turtle dump holds one "
+        "graph, the merged view, which no earlier version of a page enters\n"
+    )
+
+
+def get(url: str, **headers: str) -> tuple[int, Message, bytes]:
+    """GET ``url``: status, headers, body (an error status is returned, not raised)."""
+    request = urllib.request.Request(
+        url, headers={k.replace("_", "-"): v for k, v in headers.items()}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=PATIENCE) as reply:
+            return reply.status, reply.headers, reply.read()
+    except urllib.error.HTTPError as error:
+        with error:
+            return error.code, error.headers, error.read()
+
+
+def test_the_quad_dumps_served_hold_the_history_only_when_asked(
+    store_dir: Path, tmp_path: Path
+) -> None:
+    two_versions(store_dir, tmp_path)
+    every = every_quad(store_dir)
+    now = {q for q in every if not of_history(q)}
+    live = Live(store_dir)
+    try:
+        for suffix, fmt in (("trig", ox.RdfFormat.TRIG), ("nq", ox.RdfFormat.N_QUADS)):
+            status, plain, body = get(f"{live.url}dump.{suffix}")
+            assert status == 200 and dumped(body, fmt) == now
+            status, _, body = get(f"{live.url}dump.{suffix}?history=false")
+            assert status == 200 and dumped(body, fmt) == now
+            status, full, body = get(f"{live.url}dump.{suffix}?history=true")
+            assert status == 200 and dumped(body, fmt) == every
+            assert full["ETag"] != plain["ETag"]
+            again = get(f"{live.url}dump.{suffix}?history=true", If_None_Match=plain["ETag"])
+            assert again[0] == 200 and dumped(again[2], fmt) == every
+        # benchgraph export reads the held store through the server, and says the same.
+        for args, quads in (((), now), (("--history",), every)):
+            done = run_cli("export", *args, store=store_dir)
+            assert done.returncode == 0, done.stderr
+            assert dumped(done.stdout.encode("utf-8")) == quads
+        for query, wrong in (
+            ("dump.trig?history=yes", "'yes' is neither true nor false"),
+            ("dump.nq?history=true&history=true", "given 2 times"),
+            ("dump.ttl?history=false", "/dump.ttl holds one graph, the merged view"),
+            ("dump.jsonld?history=true", "/dump.jsonld holds one graph, the merged view"),
+        ):
+            status, _, body = get(live.url + query, Accept="application/json")
+            assert status == 400, query
+            document = json.loads(body)
+            assert document["ok"] is False and document["status"] == 400
+            assert document["parameter"] == "history"
+            assert document["error"].startswith(f"history: {wrong}")
+            assert "/dump.trig?history=true and /dump.nq?history=true" in document["error"]
+        _, _, body = get(f"{live.url}openapi.json")
+        paths = json.loads(body)["paths"]
+        assert [p["name"] for p in paths["/dump.trig"]["get"]["parameters"]] == ["history"]
+        assert paths["/dump.nq"]["get"]["parameters"][0]["schema"]["type"] == "boolean"
+        assert paths["/dump.ttl"]["get"]["parameters"] == []
+    finally:
+        assert live.stop() == 0

@@ -66,13 +66,23 @@ def test_it_names_the_endpoint_the_dumps_and_the_uri_space(
     graph, dataset = described
     assert str(graph.value(dataset, VOID.sparqlEndpoint)) == ld_server.url + "sparql"
     dumps = {str(d) for d in graph.objects(dataset, VOID.dataDump)}
-    assert dumps == {ld_server.url + f"dump.{s}" for s in ("trig", "nq", "ttl", "nt", "jsonld")}
+    assert dumps == {ld_server.url + f"dump.{s}" for s in ("trig", "nq", "ttl", "nt", "jsonld")} | {
+        ld_server.url + f"dump.{s}?history=true" for s in ("trig", "nq")
+    }
     downloads = {
         str(graph.value(d, DCAT.downloadURL)): str(graph.value(d, DCAT.mediaType))
         for d in graph.objects(dataset, DCAT.distribution)
     }
     assert set(downloads) == dumps
     assert downloads[ld_server.url + "dump.ttl"].endswith("/text/turtle")
+    titles = {
+        str(graph.value(d, DCAT.downloadURL)): str(graph.value(d, rdflib.URIRef(V.title)))
+        for d in graph.objects(dataset, DCAT.distribution)
+    }
+    assert titles[ld_server.url + "dump.trig"] == "the whole dataset as it is now, as TriG"
+    assert titles[ld_server.url + "dump.nq?history=true"] == (
+        "the whole dataset with every earlier version of every page, as N-Quads"
+    )
     assert str(graph.value(dataset, VOID.uriSpace)) == V.ID
     vocabularies = {str(v) for v in graph.objects(dataset, VOID.vocabulary)}
     assert {V.BG, V.PROV, V.DCTERMS, V.UNIT, V.SCHEMA} <= vocabularies

@@ -28,6 +28,8 @@ CASES = [
     ("feed moment", "GET", "changes.atom?since=June", None, None, 400),
     ("openapi method", "DELETE", "openapi.json", None, None, 405),
     ("index format", "GET", "?format=turtle", None, None, 406),
+    ("dump history value", "GET", "dump.trig?history=yes", None, None, 400),
+    ("dump history of one graph", "GET", "dump.ttl?history=true", None, None, 400),
     ("unknown route", "GET", "no/such/thing", None, None, 404),
 ]  # fmt: skip
 

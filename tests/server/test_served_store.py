@@ -32,8 +32,8 @@ def said(done: subprocess.CompletedProcess[str]) -> tuple[int, str, str]:
 def lasting(store: Path) -> tuple[dict[str, int], set[str]]:
     """What a store holds but its times, blank node labels and ingest activities (whose IRIs
     are made from their time): the triples of each graph counted, and the quads without a
-    blank node, a date-time or an activity (from its export)."""
-    done = run_cli("export", "--format", "nquads", store=store)
+    blank node, a date-time or an activity (from its export, its history included)."""
+    done = run_cli("export", "--format", "nquads", "--history", store=store)
     assert done.returncode == 0, done.stderr
     sizes: dict[str, int] = {}
     kept = set()

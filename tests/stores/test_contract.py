@@ -177,18 +177,22 @@ def test_a_page_refused_at_the_gate_leaves_the_graph_as_it_was(
         assert isomorphic(content, as_rdflib(any_store.graph_triples(graph))), graph
 
 
-def test_export_holds_every_graph(any_store: Store, tmp_path: Path) -> None:
+@pytest.mark.parametrize("history", [False, True], ids=["now", "history"])
+def test_export_holds_every_graph(any_store: Store, tmp_path: Path, history: bool) -> None:
+    """Every graph but those of history (here the versions catalogue), unless asked for."""
     load(any_store, PAGES)
     out = tmp_path / "dump.nq"
     with out.open("wb") as output:
-        any_store.export("nquads", output)
+        any_store.export("nquads", output, history)
     dumped = ox.Store()
     dumped.load(path=str(out), format=ox.RdfFormat.N_QUADS)
     names = sorted(g.value for g in dumped.named_graphs() if isinstance(g, ox.NamedNode))
-    assert names == any_store.named_graphs()
+    assert graphs.VERSIONS in any_store.named_graphs()
+    assert names == [g for g in any_store.named_graphs() if history or not graphs.is_history(g)]
     default = {q.triple for q in dumped.quads_for_pattern(None, None, None, ox.DefaultGraph())}
     assert default == set(any_store.graph_triples(None))  # the merged view, as the default graph
-    assert len(dumped) == sum(any_store.graph_sizes().values()) + len(default)
+    sizes = any_store.graph_sizes()
+    assert len(dumped) == sum(sizes[g] for g in names) + len(default)
 
 
 def test_copy_round_trips_every_graph(kind: str, location: str, tmp_path: Path) -> None:
