@@ -37,7 +37,10 @@ PARAMETERS: dict[str, list[dict[str, str]]] = {
         {"benchmark": "GenAI-Bench"},
         {"benchmark": "Prompt Recovery on LAION"},
         {"benchmark": "Prompt Recovery on LAION", "metric": "CLIP Score"},
+        {"benchmark": "Prompt Recovery on LAION", "asOf": "2026-03-31"},
     ],
+    "benchmarks": [{}, {"asOf": "2026-03-01"}],
+    "changes": [{"since": "2026-01-01"}, {"since": "2026-03-01", "benchmark": "CompoSET"}],
     "compare": [
         {"benchmark": "CompoSET", "a": "SigLIP-2 SO400M/14", "b": "CLIP B/32"},
         {
