@@ -247,9 +247,16 @@ HARMLESS = {
     "integer": "7",
     "decimal": "7.5",
     "date": "2020-01-02",
+    "moment": "2020-01-02T03:04:05Z",
 }
 # Other parameters a query needs while one is being attacked: real values with real rows.
-REAL = {"paper": PAPER, "benchmark": "Prompt Recovery on LAION", "a": "PEZ", "b": "STEPS"}
+REAL = {
+    "paper": PAPER,
+    "benchmark": "Prompt Recovery on LAION",
+    "a": "PEZ",
+    "b": "STEPS",
+    "since": "2026-01-01",
+}
 TARGETS = sorted((q.name, p.name, p.type) for q in queries.catalogue().values() for p in q.params)
 
 
