@@ -16,6 +16,8 @@ from benchgraph import vocab as V
 REPO = Path(__file__).resolve().parents[1]
 SEEDS = REPO.parent / "shared" / "seeds"
 EXAMPLES = REPO / "examples"
+# The manual: README.md is its entry point, docs/ holds one file per subject.
+DOCS = REPO / "docs"
 # How long a test waits for an event (a process ending, a server answering, a line in a log)
 # before it concludes the event will never come. Not a speed limit: on a machine under load
 # everything is slower, so it is generous; BENCHGRAPH_TEST_PATIENCE (seconds) changes it.
@@ -49,6 +51,18 @@ def run_cli(
         cwd=cwd,
         timeout=PATIENCE,
     )
+
+
+def doc(name: str) -> str:
+    """The text of ``docs/<name>``."""
+    return (DOCS / name).read_text(encoding="utf-8")
+
+
+def manual() -> dict[Path, str]:
+    """README.md and every ``docs/*.md``, by path, for checks that do not care which file says
+    it."""
+    files = [REPO / "README.md", *sorted(DOCS.glob("*.md"))]
+    return {path: path.read_text(encoding="utf-8") for path in files}
 
 
 class Index:

@@ -1,12 +1,12 @@
 """The package as installed: every file the server reads at run time is package data, and what
-the README's examples write stays out of version control."""
+the examples of the README and docs/ write stays out of version control."""
 
 from __future__ import annotations
 
 import subprocess
 import tomllib
 
-from support import REPO
+from support import REPO, manual
 
 CONFIG = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
 
@@ -28,10 +28,10 @@ def test_every_template_folder_is_a_listed_package_with_its_html_as_data() -> No
 
 
 def test_the_remote_store_example_writes_its_data_where_git_ignores_it() -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
     locations = [
         line.split("--location", 1)[1].split()[0]
-        for line in readme.splitlines()
+        for text in manual().values()
+        for line in text.splitlines()
         if "oxigraph serve" in line and "--location" in line
     ]
     assert locations

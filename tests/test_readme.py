@@ -1,4 +1,5 @@
-"""The README's examples, run as a newcomer runs them: the outputs it shows are the outputs."""
+"""The examples of the README and docs/, run as a newcomer runs them: the outputs they show are
+the outputs."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from pathlib import Path
 
 import pytest
 from live import Live
-from support import PATIENCE, REPO, run_cli
+from support import PATIENCE, REPO, doc, manual, run_cli
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
+SERVING = doc("serving.md")  # the curator's loop and the write API
 SERVED = "http://127.0.0.1:8080/"
 
 
@@ -31,8 +33,8 @@ def blocks(text: str = README) -> list[str]:
 
 
 def curators_loop() -> list[str]:
-    """The lines of the curator's loop block."""
-    return README.split(CURATORS_LOOP + "\n```sh\n", 1)[1].split("```", 1)[0].splitlines()
+    """The lines of the curator's loop block (in docs/serving.md)."""
+    return SERVING.split(CURATORS_LOOP + "\n```sh\n", 1)[1].split("```", 1)[0].splitlines()
 
 
 def quickstart() -> str:
@@ -70,10 +72,11 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
 
 # The Write API's examples need a shell and a server with the write API on:
 # server/test_write_api.py runs them.
-WRITE_API = re.compile(r"\n### Write API\n.*?(?=\n##)", re.S)
+WRITE_API = re.compile(r"\n## Write API\n.*?(?=\n## |\Z)", re.S)
 CURLS = [
     line
-    for block in blocks(WRITE_API.sub("", README))
+    for text in manual().values()
+    for block in blocks(WRITE_API.sub("", text))
     for line in block.splitlines()
     if line.startswith("curl ") and SERVED in line
 ]
@@ -81,7 +84,7 @@ CURLS = [
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
 @pytest.mark.parametrize("line", CURLS, ids=[c[5:70] for c in CURLS])
-def test_every_curl_example_answers_as_the_readme_says(served: Live, line: str) -> None:
+def test_every_curl_example_answers_as_the_docs_say(served: Live, line: str) -> None:
     body, status, comment = run_curl(line, served.url)
     said = re.match(r"\s*(\d{3})\b", comment)
     assert status == (said.group(1) if said else "200"), body[:500]
@@ -92,7 +95,7 @@ def test_every_curl_example_answers_as_the_readme_says(served: Live, line: str) 
 
 
 def run_curl(line: str, url: str) -> tuple[str, str, str]:
-    """Run the README's curl ``line`` against the server at ``url``: the body, the status and
+    """Run the docs' curl ``line`` against the server at ``url``: the body, the status and
     the comment that says what comes back."""
     command, _, comment = line.partition("   #")
     words = [w.replace(SERVED, url) for w in shlex.split(command)]
@@ -108,7 +111,7 @@ def run_curl(line: str, url: str) -> tuple[str, str, str]:
 
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
-def test_the_curators_loop_runs_as_the_readme_shows(tmp_path: Path) -> None:
+def test_the_curators_loop_runs_as_the_docs_show(tmp_path: Path) -> None:
     """Serve, ingest into the server, see the site change, withdraw the page: each command's
     output is the one shown under it, and the server is up throughout."""
     store = tmp_path / "store"

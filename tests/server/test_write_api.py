@@ -16,7 +16,7 @@ from typing import Any
 import pyoxigraph as ox
 import pytest
 from live import Live
-from support import EXAMPLES, PATIENCE, REPO, run_cli
+from support import EXAMPLES, PATIENCE, REPO, doc, run_cli
 from test_cli import BAD_EDITS, LAION
 
 from benchgraph import holder
@@ -26,7 +26,7 @@ from ingest import iris
 RADAR = EXAMPLES / "radar-composet-sample.txt"
 NOCAPS = Path(__file__).parents[1] / "data" / "sota2" / "nocaps-cider.md"  # not in the examples
 TOKEN = "curator-7f3a9c2e41d8b6a05e9f"
-README = (REPO / "README.md").read_text(encoding="utf-8")
+SERVING = doc("serving.md")
 
 
 def quads(store: Path) -> set[ox.Quad]:
@@ -283,17 +283,15 @@ def test_serve_refuses_to_start_with_a_token_file_it_cannot_trust(
 
 
 def _write_api_examples() -> list[str]:
-    """The shell lines of the README's Write API examples."""
-    section = README.split("### Write API", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
+    """The shell lines of the Write API examples in docs/serving.md."""
+    section = SERVING.split("\n## Write API\n", 1)[1].split("\n## ", 1)[0]
     block = re.findall(r"```sh\n(.*?)```", section, re.S)[0]
     return [line for line in block.splitlines() if line and not line.startswith("#")]
 
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
-def test_the_readme_write_api_examples_answer_as_it_says(
-    scratch_store: Path, tmp_path: Path
-) -> None:
-    """The README's lines, run in order by a shell in the checkout: the token file made as it
+def test_the_write_api_examples_answer_as_the_docs_say(scratch_store: Path, tmp_path: Path) -> None:
+    """The docs' lines, run in order by a shell in the checkout: the token file made as it
     says, the server started on it, each curl answered with the status and words its comment
     gives (the status is written after the body)."""
     lines = _write_api_examples()
@@ -317,7 +315,7 @@ def test_the_readme_write_api_examples_answer_as_it_says(
             assert done.returncode == 0, (line, done.stderr)
             body, _, status = done.stdout.rpartition("\n")
             said = re.match(r"\s*(\d{3})\b", comment)
-            assert said, f"the README's example says no status: {line}"
+            assert said, f"the docs' example says no status: {line}"
             assert status == said.group(1), (line, body[:500])
             for quoted in re.findall(r'"([^"]+)"', comment):
                 assert quoted in body, (line, quoted, body[:500])
