@@ -200,17 +200,26 @@ def read_all(store: Store, scope: ox.NamedNode | None = None) -> list[Versions]:
         "versions": ox.NamedNode(graphs.VERSIONS),
         "pages": ox.Literal(graphs.PAGES),
     }
-    if scope is not None:
-        bindings["scope"] = scope
-    name = "past-versions" if scope is None else "past-versions-of"
-    answer = store.query(queries.internal(name), bindings, default_graph=())
+    if scope is not None:  # the pages first, then each one's versions: a lookup each
+        found = store.query(
+            queries.internal("pages-mentioning"), {**bindings, "scope": scope}, default_graph=()
+        )
+        assert isinstance(found, ox.QuerySolutions)
+        keys = sorted(k for k in (_key(_text(row["source"])) for row in found) if k)
+        return [read(store, key) for key in keys]
+    answer = store.query(queries.internal("past-versions"), bindings, default_graph=())
     assert isinstance(answer, ox.QuerySolutions)
     rows: dict[str, list[ox.QuerySolution]] = {}
     for row in answer:
-        source = _text(row["source"])
-        if source.startswith(_SOURCES):
-            rows.setdefault(unquote(source[len(_SOURCES) :]), []).append(row)
+        key = _key(_text(row["source"]))
+        if key:
+            rows.setdefault(key, []).append(row)
     return [_gathered(key, found) for key, found in sorted(rows.items())]
+
+
+def _key(source: str) -> str:
+    """The page key of the source document IRI ``source`` ("" for another IRI)."""
+    return unquote(source[len(_SOURCES) :]) if source.startswith(_SOURCES) else ""
 
 
 _SOURCES = iris.source("")
