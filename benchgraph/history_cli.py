@@ -21,7 +21,7 @@ from benchgraph import queries, settings
 from benchgraph import vocab as V
 from benchgraph.cli import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, notice, store_option
 from benchgraph.store import Store, open_store
-from ingest.versions import Version
+from benchgraph.versions import Version
 
 FORMATS = ("table", "csv", "json")
 COLUMNS = (
@@ -178,7 +178,7 @@ def page_key(store: Store, given: str) -> str:
 
 def run_history(args: argparse.Namespace) -> int:
     """Handler of ``benchgraph history``."""
-    from ingest import versions as catalogue
+    from benchgraph import versions as catalogue
     from ingest.removal import UnnamedPage  # the parsers, when needed
 
     with open_store(settings.get("store", args.store), must_exist=True, notify=notice) as store:

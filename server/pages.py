@@ -27,10 +27,10 @@ import stat
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
+from benchgraph import iris
 from benchgraph.cli import Tally
 from benchgraph.settings import SettingError
 from benchgraph.store import EmbeddedStore, is_remote
-from ingest import iris
 from ingest.loader import Outcome, Write, prepare_bytes
 from ingest.removal import page_named, remove_pages
 from server.backend import current
