@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from benchgraph.cli import EXIT_ERROR, EXIT_OK, notice, show_progress
-from benchgraph.copy import check_distinct, copy_graphs
+from benchgraph.copying import check_distinct, copy_graphs
 from benchgraph.store import open_store
 
 

@@ -26,7 +26,7 @@ from benchgraph.store import is_remote
 from benchgraph.suggest import Names
 from server.engine import Answer, DumpJob, Failure, Job, Term
 from server.errors import ApiError
-from server.proxy import RemotePool
+from server.remote_pool import RemotePool
 from server.workers import PoolError, WorkerPool
 
 _POSITION = re.compile(r"^error at (\d+):(\d+): ?")
