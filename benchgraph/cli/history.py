@@ -19,8 +19,8 @@ import pyoxigraph as ox
 
 from benchgraph import queries, settings
 from benchgraph import vocab as V
-from benchgraph.cli import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, notice, store_option
-from benchgraph.store import Store, open_store
+from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, store_option
+from benchgraph.store import Store, notice, open_store
 from benchgraph.versions import Version
 
 FORMATS = ("table", "csv", "json")
@@ -253,7 +253,7 @@ def _diff_row(d: Difference) -> list[tuple[str, str | None]]:
 def _write(columns: Sequence[str], rows: list[list[tuple[str, str | None]]], fmt: str) -> None:
     """Print ``rows`` (each cell its text and datatype IRI, None a plain string; empty text:
     unbound) as `query` prints a SELECT's answer in ``fmt``."""
-    from benchgraph.query_cli import write
+    from benchgraph.cli.query import write
 
     bindings = []
     for row in rows:
