@@ -35,6 +35,7 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 # The browser tests drive Debian's Chromium through its ChromeDriver: installed here when they
 # are missing and this is a Debian machine run as root; otherwise those tests are skipped, and

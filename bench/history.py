@@ -105,8 +105,8 @@ def revise(text: str, rng: random.Random, dated: str) -> tuple[str, int] | None:
 def newest_version(store: Path) -> datetime:
     """The newest data-updated time (ingest time for a page without one) of the store's
     pages."""
+    from benchgraph import versions
     from benchgraph.store import EmbeddedStore
-    from ingest import versions
 
     with EmbeddedStore(store, read_only=True) as opened:
         return max(v.order[0] for page in versions.read_all(opened) for v in page.all)

@@ -75,8 +75,8 @@ from typing import Any
 import pyoxigraph as ox
 
 from bench.run import machine, percentile
+from benchgraph import media
 from benchgraph import vocab as V
-from server import media
 
 REPO = Path(__file__).resolve().parents[1]
 SEEDS = REPO.parent / "shared" / "seeds"

@@ -76,7 +76,7 @@ def moment(text: str) -> datetime:
 
 def prepare(store: Store, asked: Past) -> ox.Store:
     """The dataset ``asked`` reads, in memory (see the module's docstring). Raises StoreError."""
-    from ingest import versions  # the versions catalogue (it imports the store)
+    from benchgraph import versions  # the versions catalogue (it imports the store)
 
     scope = ox.NamedNode(asked.scope) if asked.scope else None
     pages = versions.read_all(store, scope)

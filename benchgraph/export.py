@@ -19,7 +19,7 @@ import pyoxigraph as ox
 
 from benchgraph import queries
 from benchgraph import vocab as V
-from server.media import BY_KEY, GRAPH_FORMATS, QUAD_FORMATS
+from benchgraph.media import BY_KEY, GRAPH_FORMATS, QUAD_FORMATS
 
 if TYPE_CHECKING:
     from benchgraph.store import Store

@@ -104,7 +104,7 @@ def running_command(argv: list[str]) -> tuple[str, str]:
     ``benchgraph ingest ...`` or ``python -m benchgraph.cli ingest ...``, else the program's
     name and no command."""
     first = Path(argv[0]) if argv and argv[0] not in ("", "-c", "-") else Path("python")
-    if first.name == PROGRAM or first.parts[-2:] == (PROGRAM, "cli.py"):
+    if first.name == PROGRAM or first.parts[-3:] == (PROGRAM, "cli", "__main__.py"):
         # The command line's only own option is --version: its first word is the command.
         return PROGRAM, next((word for word in argv[1:] if not word.startswith("-")), "")
     return first.name, ""

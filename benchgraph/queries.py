@@ -27,10 +27,9 @@ from typing import IO
 
 from pyoxigraph import Literal, NamedNode
 
-from benchgraph import resources
+from benchgraph import iris, resources
 from benchgraph import vocab as V
 from benchgraph.suggest import Names
-from ingest import iris
 
 _HEADER = re.compile(r"^#\+\s*(?P<key>\w+)\s*:\s*(?P<value>.*)$")
 _PARAM = re.compile(

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -419,6 +420,12 @@ def present(quads: Iterable[ox.Quad]) -> Iterator[ox.Quad]:
         graph = quad.graph_name
         if not (isinstance(graph, ox.NamedNode) and graphs.is_history(graph.value)):
             yield quad
+
+
+def notice(text: str) -> None:
+    """Tell the user something that is not a command's output (a store being upgraded): a line
+    on stderr. The ``notify`` the commands and the server's store are given."""
+    sys.stderr.write(text + "\n")
 
 
 def upgrade_notice(location: str, pages: int) -> str:

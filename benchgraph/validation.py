@@ -11,8 +11,8 @@ what no single page can show is checked by the ``queries/check-*.rq`` queries, e
 shape of the same name (``bgsh:check-metric-units``) that gives its severity and message.
 
 The report of each page is kept in the store, in a named graph of its own beside the page's
-graph (see :func:`report_graph`), as a ``sh:ValidationReport`` whose ``dcterms:subject`` is the
-page's ``bg:SourceDocument``.
+graph (:func:`benchgraph.graphs.report` names it), as a ``sh:ValidationReport`` whose
+``dcterms:subject`` is the page's ``bg:SourceDocument``.
 """
 
 from __future__ import annotations

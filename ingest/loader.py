@@ -5,7 +5,7 @@ A folder is walked past what holds no pages (stores, hidden files, virtualenvs, 
 and a file found there that is no page is skipped. A page that cannot be read, parsed or mapped,
 or whose graph breaks a shape with severity sh:Violation, changes nothing in the store. An
 accepted page's graph and its validation report are written in one transaction, with its entry
-in the versions catalogue (:mod:`ingest.versions`); the version it replaces is kept as history
+in the versions catalogue (:mod:`benchgraph.versions`); the version it replaces is kept as history
 in the same transaction, and a version older than the current one is kept as history only.
 Bytes the store holds already (current or kept) change nothing (not even the ingest time).
 Within one batch a page is loaded from the first file that holds it.
@@ -26,12 +26,12 @@ from typing import Literal
 
 import pyoxigraph as ox
 
-from benchgraph import graphs, validation
+from benchgraph import graphs, iris, validation, versions
 from benchgraph.store import Change, EmbeddedStore, Store, StoreError, is_remote
-from ingest import iris, radar, sota2, versions
+from benchgraph.versions import Activity
+from ingest import radar, sota2
 from ingest.mapper import map_page
 from ingest.records import Page, PageError
-from ingest.versions import Activity
 
 PARSERS = (sota2, radar)
 # kept: a version older than the current one, kept as history only.
@@ -223,7 +223,7 @@ def prepare_bytes(
     StoreError when the store cannot be read."""
     try:
         page = read_page(data, origin)
-        graph, source = iris.graph(page.key), iris.source(page.key)
+        graph, source = graphs.page(page.key), iris.source(page.key)
         if accepted is not None and graph in accepted:
             return Outcome(
                 origin,

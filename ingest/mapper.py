@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from pyoxigraph import Literal, NamedNode, Triple
 
+from benchgraph import iris
 from benchgraph import vocab as V
-from ingest import iris, units
+from ingest import units
 from ingest.records import (
     AggregateRecord,
     Configuration,

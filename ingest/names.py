@@ -1,29 +1,15 @@
-"""Name normalisation: one rule that decides when two published names are the same thing.
+"""Reconciling names: which of the names a page already knows a short name stands for.
 
-``normalise`` folds case, Unicode compatibility forms and punctuation, so that
-``CLIP B/16 (LAION-2B)`` and ``CLIP B/16 LAION-2B`` are one key, ``clip-b-16-laion-2b``.
-The key is also the readable tail of the minted IRI.
+Two names are the same thing when their normal forms (:func:`benchgraph.names.normalise`) are
+equal; a short name abbreviates a known one when its normal form is a whole-word prefix of it.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from bisect import bisect_left
 from collections.abc import Iterable
-from functools import lru_cache
 
-_SEPARATORS = re.compile(r"[\W_]+", re.UNICODE)
-
-
-@lru_cache(maxsize=65536)
-def normalise(name: str) -> str:
-    """Return the normal form of ``name``: NFKC, case-folded, words joined by ``-``.
-
-    Returns an empty string for a name with no letters or digits.
-    """
-    folded = unicodedata.normalize("NFKC", name).casefold()
-    return _SEPARATORS.sub("-", folded).strip("-")
+from benchgraph.names import normalise
 
 
 class AmbiguousName(ValueError):

@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from benchgraph.names import normalise
 from ingest import radar_evidence
-from ingest.names import normalise
 from ingest.radar_builder import DECIMAL, Declared, Reading
 from ingest.radar_evidence import read_date
 from ingest.radar_layout import place

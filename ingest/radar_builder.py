@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from benchgraph.names import normalise
 from ingest import units
-from ingest.names import AmbiguousName, Reconciler, normalise
+from ingest.names import AmbiguousName, Reconciler
 from ingest.radar_columns import Column, condition_name, metric_name, split_conditions
 from ingest.radar_tables import Table
 from ingest.records import (

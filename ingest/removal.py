@@ -20,10 +20,9 @@ from urllib.parse import unquote
 
 import pyoxigraph as ox
 
-from benchgraph import graphs, queries
+from benchgraph import graphs, iris, queries, versions
 from benchgraph.store import Store
 from benchgraph.validation import now
-from ingest import iris, versions
 from ingest.loader import read_page
 from ingest.records import PageError
 
@@ -143,7 +142,7 @@ def pages_of(store: Store, name: PageName) -> list[tuple[str, str, int]]:
             count = int(results.value) if isinstance(results, ox.Literal) else 0
             pages.append((graph.value, key.value, count))
     if name.key:  # a file or a page graph names that one page, whatever else shares its source
-        pages = [page for page in pages if page[0] == iris.graph(name.key)]
+        pages = [page for page in pages if page[0] == graphs.page(name.key)]
     return pages
 
 

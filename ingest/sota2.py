@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from benchgraph.names import normalise
 from ingest.markdown import table_rows, unescape
-from ingest.names import normalise
 from ingest.records import Benchmark, Direction, MetricDecl, Page, ResultRecord, SourceFormat
 from ingest.sota2_results import TABLE, read_results
 from ingest.text import TRUNCATED, TRUNCATED_OR_EDITED, PageText

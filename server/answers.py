@@ -12,7 +12,8 @@ from urllib.parse import urlencode
 
 from flask import Response, render_template, request
 
-from server import labels, media
+from benchgraph import media
+from server import labels
 from server.engine import Answer
 
 

@@ -20,14 +20,13 @@ from typing import cast
 
 from flask import current_app, request
 
-from benchgraph import graphs
+from benchgraph import graphs, media
 from benchgraph.queries import NamedQuery
 from benchgraph.store import is_remote
 from benchgraph.suggest import Names
-from server import media
 from server.engine import Answer, DumpJob, Failure, Job, Term
 from server.errors import ApiError
-from server.proxy import RemotePool
+from server.remote_pool import RemotePool
 from server.workers import PoolError, WorkerPool
 
 _POSITION = re.compile(r"^error at (\d+):(\d+): ?")

@@ -12,9 +12,8 @@ from dataclasses import dataclass
 
 import pyoxigraph as ox
 
-from benchgraph import __version__
+from benchgraph import __version__, media
 from benchgraph import vocab as V
-from server import media
 
 SD = "http://www.w3.org/ns/sparql-service-description#"
 LANGUAGES = {SD + "SPARQL11Query": "SPARQL 1.1 Query"}

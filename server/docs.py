@@ -11,9 +11,9 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, render_template, request
 
-from benchgraph import __version__
+from benchgraph import __version__, media
 from benchgraph.queries import NamedQuery, Param
-from server import media, pages
+from server import pages
 from server.backend import current
 from server.dumps import DUMPS, HISTORY_DUMPS
 from server.errors import ApiError

@@ -16,8 +16,7 @@ from typing import IO
 from flask import Blueprint, Response, request
 from werkzeug.http import is_resource_modified
 
-from benchgraph import export
-from server import media
+from benchgraph import export, media
 from server.backend import current
 from server.errors import ApiError
 

@@ -22,9 +22,9 @@ import pyoxigraph as ox
 
 from benchgraph import asof, export
 from benchgraph import vocab as V
+from benchgraph.media import GRAPH_FORMATS, QUAD_FORMATS, RESULTS_FORMATS
 from benchgraph.store import EmbeddedStore, Store, StoreError
 from server import memory, sandbox
-from server.media import GRAPH_FORMATS, QUAD_FORMATS, RESULTS_FORMATS
 
 # Deeply nested expressions recurse deeply in the engine's parser and evaluator: queries run on
 # a thread with a large stack (address space, mostly never touched).

@@ -17,8 +17,8 @@ from flask import Flask, Response, current_app, jsonify, render_template, reques
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from werkzeug.http import HTTP_STATUS_CODES
 
+from benchgraph import media
 from benchgraph.store import StoreError
-from server import media
 from server.workers import PoolError
 
 

@@ -29,9 +29,8 @@ import pyoxigraph as ox
 from flask import Blueprint, Response, request
 from werkzeug.http import is_resource_modified
 
-from benchgraph import asof, graphs, queries
+from benchgraph import asof, graphs, media, queries
 from benchgraph import vocab as V
-from server import media
 from server.backend import Backend, current
 from server.engine import Job, Term
 from server.named import cache_key, given, resolved

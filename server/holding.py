@@ -28,8 +28,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from benchgraph import holder
-from benchgraph.cli import notice
-from benchgraph.store import EmbeddedStore, StoreError
+from benchgraph.store import EmbeddedStore, StoreError, notice
 from server.generation import Generation, fingerprint
 
 _log = logging.getLogger(__name__)

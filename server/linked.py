@@ -22,8 +22,8 @@ from flask import Blueprint, Response, redirect, request
 from werkzeug.http import is_resource_modified
 from werkzeug.wrappers import Response as WerkzeugResponse
 
-from benchgraph import queries
-from server import media, void
+from benchgraph import media, queries
+from server import void
 from server.answers import respond
 from server.backend import Backend, current
 from server.engine import Answer, Job

@@ -23,11 +23,10 @@ from collections.abc import Hashable, Mapping
 from flask import Blueprint, Flask, Response, jsonify, render_template, request
 from werkzeug.http import is_resource_modified
 
-from benchgraph import asof
+from benchgraph import asof, media
 from benchgraph.queries import NamedQuery, QueryError, UnknownName, resolve
 from benchgraph.sparqltext import query_form
 from benchgraph.store import StoreError
-from server import media
 from server.answers import respond
 from server.backend import Backend, current
 from server.engine import Job, Term

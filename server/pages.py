@@ -27,12 +27,12 @@ import stat
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
-from benchgraph.cli import Tally
+from benchgraph import iris
 from benchgraph.settings import SettingError
 from benchgraph.store import EmbeddedStore, is_remote
-from ingest import iris
 from ingest.loader import Outcome, Write, prepare_bytes
 from ingest.removal import page_named, remove_pages
+from ingest.tally import Tally
 from server.backend import current
 from server.errors import ApiError
 from server.holding import HeldStore

@@ -28,10 +28,10 @@ import pyoxigraph as ox
 from flask import Blueprint, Response, render_template, request, url_for
 from markupsafe import Markup
 
-from benchgraph import asof, graphs, resources
+from benchgraph import asof, graphs, media, resources
 from benchgraph import vocab as V
 from benchgraph.queries import QueryError
-from server import charts, media, sparql
+from server import charts, sparql
 from server.answers import table
 from server.backend import current
 from server.engine import Job, Term

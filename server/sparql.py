@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 import pyoxigraph as ox
 from flask import Blueprint, Response, render_template, request
 
+from benchgraph import media
 from benchgraph import vocab as V
-from server import description, guard, media
+from server import description, guard
 from server.answers import respond
 from server.backend import Backend, current
 from server.engine import Answer, Job

@@ -13,9 +13,8 @@ from dataclasses import dataclass
 
 import pyoxigraph as ox
 
-from benchgraph import __version__, export
+from benchgraph import __version__, export, media
 from benchgraph import vocab as V
-from server import media
 
 VOID = "http://rdfs.org/ns/void#"
 DCAT = "http://www.w3.org/ns/dcat#"

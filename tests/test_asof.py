@@ -33,9 +33,8 @@ from test_history import (
     write,
 )
 
-from benchgraph import queries
+from benchgraph import iris, queries
 from benchgraph.store import EmbeddedStore
-from ingest import iris
 
 ART500K = EXAMPLES / "sota2-multimodal-generation-on-art500k-test.md"  # updated 2026-02-26
 BENCHMARK = "Prompt Recovery on LAION"

@@ -19,10 +19,9 @@ import pytest
 from live import Live
 from support import EXAMPLES, PATIENCE, run_cli
 
-from benchgraph import graphs
+from benchgraph import graphs, iris
 from benchgraph import vocab as V
 from benchgraph.store import EmbeddedStore
-from ingest import iris
 
 LAION = EXAMPLES / "sota2-prompt-recovery-on-laion.md"
 KEY = "sota2/prompt-recovery-on-laion/clip-score"

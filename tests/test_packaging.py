@@ -27,6 +27,23 @@ def test_every_template_folder_is_a_listed_package_with_its_html_as_data() -> No
         ), package
 
 
+def test_every_python_package_is_in_the_wheel() -> None:
+    # `packages.find.include` names packages, not trees: a subpackage left out (benchgraph.cli,
+    # the command line) installs from a checkout but is missing from the wheel.
+    included = CONFIG["packages"]["find"]["include"]
+    packages = {
+        ".".join(init.parent.relative_to(REPO).parts)
+        for top in ("benchgraph", "ingest", "server")
+        for init in (REPO / top).rglob("__init__.py")
+    }
+    assert "benchgraph.cli" in packages
+    for package in packages:
+        assert any(
+            package == pattern or (pattern.endswith("*") and package.startswith(pattern[:-1]))
+            for pattern in included
+        ), package
+
+
 def test_the_remote_store_example_writes_its_data_where_git_ignores_it() -> None:
     locations = [
         line.split("--location", 1)[1].split()[0]

@@ -17,9 +17,9 @@ from support import SOTA2_SECTION as SECTION
 from support import Index
 
 from benchgraph import vocab as V
+from benchgraph.names import normalise
 from benchgraph.store import Store
 from ingest.loader import ingest_file
-from ingest.names import normalise
 
 METRIC_ITEM = re.compile(
     r"^- \[(?P<name>.+?)\]\(<.+?>\): (?P<dir>Higher|Lower) is better; unit: (?P<unit>\w+)\.$",

@@ -10,8 +10,8 @@ from types import ModuleType
 
 import pytest
 
+from benchgraph.names import normalise
 from ingest import markdown, sota2, sota2_results, text
-from ingest.names import normalise
 from ingest.records import Benchmark, Configuration, MetricDecl, Page, PageError, Setting
 
 REPO = Path(__file__).resolve().parents[2]

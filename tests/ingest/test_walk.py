@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 from support import EXAMPLES, run_cli
 
-from benchgraph import graphs
+from benchgraph import graphs, iris
 from benchgraph.store import EmbeddedStore
-from ingest import iris
 from ingest.loader import NotAPage, read_page
 from ingest.records import PageError
 
@@ -28,7 +27,7 @@ def page_graphs(store_dir: Path) -> set[str]:
 
 
 def graph_of(page: Path) -> str:
-    return iris.graph(read_page(page.read_bytes(), str(page)).key)
+    return graphs.page(read_page(page.read_bytes(), str(page)).key)
 
 
 @pytest.fixture
@@ -133,7 +132,7 @@ def test_two_files_of_one_page_replaced_each_other_on_every_run(
     page = read_page(first.read_bytes(), str(first))
     with EmbeddedStore(store_dir) as store:
         before = set(store.quads())
-        assert store.source_hash(iris.graph(page.key), iris.source(page.key)) == page.sha256
+        assert store.source_hash(graphs.page(page.key), iris.source(page.key)) == page.sha256
     for _ in range(2):
         again = run_cli("ingest", str(folder), store=store_dir)
         assert again.returncode == 1

@@ -13,8 +13,7 @@ from html_support import parse
 from support import doc, manual
 from werkzeug.datastructures import MIMEAccept
 
-from benchgraph import queries, settings
-from server import media
+from benchgraph import media, queries, settings
 from server.app import create_app
 from server.dumps import DUMPS
 

@@ -233,7 +233,7 @@ def test_a_lock_no_benchgraph_command_claims_is_reported_as_unknown(
     ("argv", "program", "command"),
     [
         (["/venv/bin/benchgraph", "ingest", "--store", "s", "p"], "benchgraph", "ingest"),
-        (["/repo/benchgraph/cli.py", "serve", "--port", "0"], "benchgraph", "serve"),
+        (["/repo/benchgraph/cli/__main__.py", "serve", "--port", "0"], "benchgraph", "serve"),
         (["/venv/bin/pytest", "tests"], "pytest", ""),
         (["-c"], "python", ""),
     ],

@@ -18,10 +18,9 @@ import pyoxigraph as ox
 import pytest
 from support import REPO, Index
 
-from benchgraph import queries
+from benchgraph import iris, queries
 from benchgraph import vocab as V
 from benchgraph.store import EmbeddedStore
-from ingest import iris
 from ingest.loader import Write, ingest_file, prepare
 
 NOISYCALL = REPO / "tests" / "data" / "radar" / "noisycall-wer-intervals-lower.txt"

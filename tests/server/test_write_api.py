@@ -19,9 +19,8 @@ from live import Live
 from support import EXAMPLES, PATIENCE, REPO, doc, run_cli
 from test_cli import BAD_EDITS, LAION
 
-from benchgraph import holder
+from benchgraph import graphs, holder, iris
 from benchgraph.store import open_store
-from ingest import iris
 
 RADAR = EXAMPLES / "radar-composet-sample.txt"
 NOCAPS = Path(__file__).parents[1] / "data" / "sota2" / "nocaps-cider.md"  # not in the examples
@@ -74,7 +73,7 @@ def test_without_a_token_file_the_write_routes_are_404(http: Any, scratch_store:
     try:
         posted = post(http, live, LAION.read_bytes())
         deleted = delete(http, live, "radar/composet")
-        still = holds(http, live, iris.graph("radar/composet"))
+        still = holds(http, live, graphs.page("radar/composet"))
         described = http.fetch(live.url + "openapi.json").json()
     finally:
         assert live.stop() == 0
@@ -112,7 +111,7 @@ def test_a_missing_or_wrong_token_is_401_and_changes_nothing(
 def test_a_page_posted_is_loaded_seen_at_once_and_unchanged_when_sent_again(
     http: Any, writer: Live
 ) -> None:
-    page = iris.graph("sota2/image-captioning-on-nocaps-val/cider")
+    page = graphs.page("sota2/image-captioning-on-nocaps-val/cider")
     assert not holds(http, writer, page)
     loaded = post(http, writer, NOCAPS.read_bytes(), name="nocaps-cider.md")
     assert loaded.status == 201, loaded.text
@@ -218,7 +217,7 @@ def test_bytes_that_are_not_a_page_are_415_and_change_nothing(
 
 
 def test_delete_withdraws_a_page_and_a_second_delete_is_404(http: Any, writer: Live) -> None:
-    graph = iris.graph("radar/composet")
+    graph = graphs.page("radar/composet")
     assert holds(http, writer, graph)
     removed = delete(http, writer, "radar/composet")
     assert removed.status == 200, removed.text
@@ -251,7 +250,7 @@ def test_the_write_token_does_not_open_the_owners_path(http: Any, writer: Live) 
         assert "holder record" in reply.json()["error"]
     secret = holder.read(writer.store).secret  # what the store's owner reads: mode 0600
     owned = http.fetch(writer.url + "_store/graphs", Authorization=f"Bearer {secret}")
-    assert owned.status == 200 and iris.graph("radar/composet") in owned.json()
+    assert owned.status == 200 and graphs.page("radar/composet") in owned.json()
 
 
 @pytest.mark.parametrize(

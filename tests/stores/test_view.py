@@ -15,7 +15,7 @@ import pytest
 from oxiserver import FaultProxy, OxigraphServer, update
 from support import EXAMPLES, SEEDS, run_cli
 
-from benchgraph import graphs, queries
+from benchgraph import graphs, iris, queries
 from benchgraph import vocab as V
 from benchgraph.remote import Endpoints, RemoteStore
 from benchgraph.store import (
@@ -26,7 +26,6 @@ from benchgraph.store import (
     in_view,
     statement,
 )
-from ingest import iris
 from ingest.loader import ingest_file
 from ingest.removal import page_name, remove_pages
 

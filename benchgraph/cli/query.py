@@ -16,10 +16,10 @@ import pyoxigraph as ox
 
 from benchgraph import queries, settings, sparqltext
 from benchgraph import vocab as V
-from benchgraph.cli import EXIT_OK, notice, store_option
+from benchgraph.cli.console import EXIT_OK, store_option
+from benchgraph.media import GRAPH_FORMATS, RESULTS_FORMATS
 from benchgraph.queries import NamedQuery, QueryError
-from benchgraph.store import Answer, open_store
-from server.media import GRAPH_FORMATS, RESULTS_FORMATS
+from benchgraph.store import Answer, notice, open_store
 
 # The formats each query form is printed in; the first is its default. ``table`` and ``csv``
 # print each term's value; ``tsv`` and ``json`` are the W3C SPARQL 1.1 Query Results formats.

@@ -14,8 +14,8 @@ import sys
 from datetime import date
 
 from benchgraph import audit, settings
-from benchgraph.cli import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, notice, store_option
-from benchgraph.store import open_store
+from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, store_option
+from benchgraph.store import notice, open_store
 
 DEFAULT_STALE_DAYS = 180
 

@@ -22,7 +22,7 @@ import waitress.server
 from waitress import wasyncore
 
 from benchgraph import settings
-from benchgraph.cli import EXIT_ERROR, EXIT_OK, store_option
+from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, store_option
 
 if TYPE_CHECKING:
     from server.backend import Backend

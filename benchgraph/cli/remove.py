@@ -6,8 +6,8 @@ import argparse
 import sys
 
 from benchgraph import settings
-from benchgraph.cli import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, notice, store_option
-from benchgraph.store import open_store
+from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, store_option
+from benchgraph.store import notice, open_store
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

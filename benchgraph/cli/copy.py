@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from benchgraph.cli import EXIT_ERROR, EXIT_OK, notice, show_progress
-from benchgraph.copy import check_distinct, copy_graphs
-from benchgraph.store import open_store
+from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, show_progress
+from benchgraph.copying import check_distinct, copy_graphs
+from benchgraph.store import notice, open_store
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import IO
 
 from benchgraph import eee, export, settings
-from benchgraph.cli import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, notice, store_option
-from benchgraph.store import Store, open_store
+from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, store_option
+from benchgraph.store import Store, notice, open_store
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -19,9 +19,9 @@ import pyoxigraph as ox
 
 from benchgraph import queries, settings
 from benchgraph import vocab as V
-from benchgraph.cli import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, notice, store_option
-from benchgraph.store import Store, open_store
-from ingest.versions import Version
+from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, store_option
+from benchgraph.store import Store, notice, open_store
+from benchgraph.versions import Version
 
 FORMATS = ("table", "csv", "json")
 COLUMNS = (
@@ -178,7 +178,7 @@ def page_key(store: Store, given: str) -> str:
 
 def run_history(args: argparse.Namespace) -> int:
     """Handler of ``benchgraph history``."""
-    from ingest import versions as catalogue
+    from benchgraph import versions as catalogue
     from ingest.removal import UnnamedPage  # the parsers, when needed
 
     with open_store(settings.get("store", args.store), must_exist=True, notify=notice) as store:
@@ -253,7 +253,7 @@ def _diff_row(d: Difference) -> list[tuple[str, str | None]]:
 def _write(columns: Sequence[str], rows: list[list[tuple[str, str | None]]], fmt: str) -> None:
     """Print ``rows`` (each cell its text and datatype IRI, None a plain string; empty text:
     unbound) as `query` prints a SELECT's answer in ``fmt``."""
-    from benchgraph.query_cli import write
+    from benchgraph.cli.query import write
 
     bindings = []
     for row in rows:

@@ -20,10 +20,9 @@ from urllib.parse import unquote
 
 import pyoxigraph as ox
 
-from benchgraph import graphs, queries
+from benchgraph import graphs, iris, queries
 from benchgraph import vocab as V
 from benchgraph.store import Change, Store
-from ingest import iris
 
 _DATETIME = ox.NamedNode(V.XSD + "dateTime")
 _DATE = ox.NamedNode(V.XSD + "date")
@@ -185,7 +184,7 @@ def read(store: Store, key: str) -> Versions:
         {
             "source": ox.NamedNode(iris.source(key)),
             "versions": ox.NamedNode(graphs.VERSIONS),
-            "page": ox.NamedNode(iris.graph(key)),
+            "page": ox.NamedNode(graphs.page(key)),
         },
         default_graph=(),
     )
@@ -236,7 +235,7 @@ def _gathered(key: str, rows: Iterable[ox.QuerySolution]) -> Versions:
             _text(row["modified"]),
             _text(row["ingested"]),
             int(_text(row["results"]) or 0),
-            _text(row["graph"]) or iris.graph(key),
+            _text(row["graph"]) or graphs.page(key),
             _text(row["withdrawn"]),
             _text(row["previous"]),
             recorded=row["current"] is None,
@@ -312,7 +311,7 @@ def plan(
     known = versions.find(sha256)
     if known is not None and (known.current or current is not None):
         return Plan("unchanged")
-    graph = iris.graph(key)
+    graph = graphs.page(key)
     new = Version(key, sha256, modified, when, results, graph, activity=activity.iri)
     catalogue = _Catalogue(added=activity.triples())
     if current is not None and _older(modified, current.modified):

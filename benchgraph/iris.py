@@ -9,14 +9,49 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Sequence
+from typing import Protocol
 from urllib.parse import quote
 
-from benchgraph import graphs
+from benchgraph.names import normalise
 from benchgraph.vocab import ID
-from ingest.names import normalise
-from ingest.records import Benchmark, Configuration, PaperRef
 
 _HEX24 = re.compile(r"^[0-9a-f]{24}$")
+
+
+# What the IRIs are minted from: the parsers' records (:mod:`ingest.records`) have these fields.
+class PaperRef(Protocol):
+    @property
+    def source_id(self) -> str | None: ...
+    @property
+    def title(self) -> str | None: ...
+
+
+class Benchmark(Protocol):
+    @property
+    def task(self) -> str: ...
+    @property
+    def dataset(self) -> str: ...
+    @property
+    def split(self) -> str | None: ...
+
+
+class Setting(Protocol):
+    @property
+    def key(self) -> str: ...
+    @property
+    def value(self) -> str: ...
+
+
+class Configuration(Protocol):
+    @property
+    def settings(self) -> Sequence[Setting]: ...
+    @property
+    def raw_json(self) -> str | None: ...
+    @property
+    def protocol(self) -> str | None: ...
+    @property
+    def subset(self) -> str | None: ...
 
 
 def _segment(text: str) -> str:
@@ -31,10 +66,14 @@ def paper(ref: PaperRef) -> str:
 
     Raises ValueError for a reference with neither.
     """
-    if ref.source_id:
-        return f"{ID}paper/{quote(ref.source_id, safe='')}"
-    if ref.title:
-        return f"{ID}paper/{_segment(ref.title)}"
+    return _paper(ref.source_id, ref.title)
+
+
+def _paper(source_id: str | None, title: str | None) -> str:
+    if source_id:
+        return f"{ID}paper/{quote(source_id, safe='')}"
+    if title:
+        return f"{ID}paper/{_segment(title)}"
     raise ValueError("a paper needs a source ID or a title")
 
 
@@ -44,8 +83,8 @@ def paper_from_user(text: str) -> str:
     if text.startswith(("http://", "https://")):
         return text
     if _HEX24.match(text):
-        return paper(PaperRef(source_id=text))
-    return paper(PaperRef(title=text))
+        return _paper(text, None)
+    return _paper(None, text)
 
 
 def method(name: str) -> str:
@@ -107,8 +146,3 @@ def version(key: str, sha256: str) -> str:
     """IRI of the version of the page ``key`` whose bytes have the SHA-256 ``sha256``: the
     source's IRI, then ``/version/`` and the digest's first 16 hex digits."""
     return f"{source(key)}/version/{sha256[:16]}"
-
-
-def graph(key: str) -> str:
-    """Name of the named graph that holds one source page."""
-    return graphs.page(key)

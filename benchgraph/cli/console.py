@@ -1,0 +1,37 @@
+"""What the commands share: the exit codes, the parser that exits 2 on bad usage, the
+``--store`` option and the progress bar."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from benchgraph import settings
+
+EXIT_OK, EXIT_REFUSED, EXIT_ERROR = 0, 1, 2
+EXIT_PIPE = 128 + 13  # as a shell reports a command that SIGPIPE ended
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors exit 2 (``EXIT_ERROR``)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
+
+
+def store_option(parser: argparse.ArgumentParser) -> None:
+    """Add the ``--store`` option every command that opens the store takes."""
+    s = settings._BY_NAME["store"]
+    parser.add_argument(
+        "--store", metavar="DIR", help=f"{s.help} Default: ${s.env}, else {s.default}."
+    )
+
+
+def show_progress(done: int, total: int, name: str) -> None:
+    """Draw a progress bar on stderr (a terminal): ``done`` of ``total``, at ``name``."""
+    width = 30
+    filled = width * done // max(total, 1)
+    bar = "#" * filled + "." * (width - filled)
+    sys.stderr.write(f"\r[{bar}] {done}/{total} {name[-40:]:<40}")
+    sys.stderr.flush()

@@ -1,0 +1,76 @@
+"""The ``benchgraph ingest`` command: source pages (files or folders) into the store."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from benchgraph import settings
+from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, show_progress, store_option
+from benchgraph.store import notice, open_store
+
+
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``ingest`` command to the ``benchgraph`` command line."""
+    ingest = commands.add_parser(
+        "ingest",
+        help="load source pages (files or folders) into the store",
+        description="Load source pages into the store, one named graph per page. A page that "
+        "does not parse changes nothing; the others in the batch still load.",
+    )
+    ingest.add_argument("paths", nargs="+", metavar="PATH", help="a page file or a folder")
+    store_option(ingest)
+    ingest.add_argument(
+        "--quiet",
+        action="store_true",
+        help="draw no progress bar (what was refused or warned of, and the summary line, are "
+        "still printed)",
+    )
+    ingest.add_argument(
+        "--verbose",
+        action="store_true",
+        help="also list each warning and info the shapes found on the loaded pages, and the "
+        "files of a folder skipped as no page",
+    )
+    ingest.set_defaults(handler=run_ingest)
+
+
+def run_ingest(args: argparse.Namespace) -> int:
+    """Handler of ``benchgraph ingest``."""
+    # The parsers and the shapes are imported by the commands that read pages, not by the others.
+    from ingest.loader import IngestStopped, Input, Outcome, expand, ingest_files
+    from ingest.tally import Tally
+
+    location = settings.get("store", args.store)
+    items = list(expand(args.paths, store=location))  # folders are walked past the store
+    files = [i for i in items if isinstance(i, Input)]
+    show_bar = sys.stderr.isatty() and not args.quiet and len(files) > 1
+    tally = Tally(args.verbose)
+    for outcome in items:
+        if isinstance(outcome, Outcome):
+            tally.add(outcome)
+    failure: IngestStopped | None = None
+    with open_store(location, notify=notice) as store:
+        try:
+            for done, outcome in enumerate(ingest_files(store, files), start=1):
+                tally.add(outcome)  # pages are not kept: a long ingest stays small
+                if show_bar:
+                    show_progress(done, len(files), outcome.origin)
+        except IngestStopped as stopped:
+            failure = stopped
+    if show_bar:
+        sys.stderr.write("\n")
+    sys.stderr.writelines(tally.lines)
+    counts = tally.counts
+    print(tally.summary(listed=args.verbose))
+    if failure is not None:
+        after = len(files) - [str(f.path) for f in files].index(failure.path) - 1
+        sys.stderr.write(
+            f"benchgraph: error: {failure}\nstopped at {failure.path}: it and the "
+            f"{after} pages after it were not loaded; run the ingest again once "
+            "the store works (pages already loaded are skipped)\n"
+        )
+        return EXIT_ERROR
+    if counts["unreadable"]:
+        return EXIT_ERROR
+    return EXIT_REFUSED if counts["refused"] else EXIT_OK
