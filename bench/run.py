@@ -50,12 +50,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.launch import REPO, Server
 from bench.report import SEED, machine, write
 from bench.servers import (
     BIN,
     PARAM,
-    REPO,
-    Server,
     Target,
     start_benchgraph,
     start_oxigraph,

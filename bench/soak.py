@@ -52,11 +52,9 @@ import http.client
 import io
 import itertools
 import json
-import os
 import random
 import re
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -74,6 +72,7 @@ from typing import Any
 
 import pyoxigraph as ox
 
+from bench import launch
 from bench.run import machine, percentile
 from benchgraph import vocab as V
 from server import media
@@ -439,21 +438,6 @@ class Report:
         return lines
 
 
-def _children(pid: int) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", encoding="utf-8") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:  # the field after the state is the parent's pid
-            found.append(int(entry))
-    return found
-
-
 def rss_kb(pid: int) -> int:
     """The resident memory of process ``pid`` in kB (0 if it is gone)."""
     try:
@@ -468,7 +452,7 @@ def rss_kb(pid: int) -> int:
 
 def sample(pid: int, at: float) -> Sample:
     """The resident memory of the server ``pid`` and of its child processes (the workers)."""
-    children = _children(pid)
+    children = launch.children(pid)
     return Sample(at, rss_kb(pid), sum(rss_kb(c) for c in children), len(children))
 
 
@@ -706,42 +690,6 @@ def write_section(out: Path, section: str) -> None:
 # The command
 
 
-class Served:
-    """``benchgraph serve`` on ``store`` in its own process, and the URL it printed."""
-
-    def __init__(self, store: Path, *options: str) -> None:
-        command = [sys.executable, "-m", "benchgraph.cli", "serve", "--store", str(store)]
-        self.log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 (closed by stop())
-        self.process = subprocess.Popen(
-            [*command, "--port", "0", *options],
-            cwd=REPO,
-            stdout=subprocess.PIPE,
-            stderr=self.log,
-            text=True,
-        )
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        found = re.search(r"serving at (\S+)", line)
-        if not found:
-            self.stop()
-            self.log.seek(0)
-            raise RuntimeError(f"benchgraph serve did not start: {line}{self.log.read()}")
-        self.url = found.group(1)
-
-    def stop(self) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(60)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        if self.process.stdout is not None:
-            self.process.stdout.close()
-        self.log.close()
-        return self.process.returncode
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.soak",
@@ -784,7 +732,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         shown = pages.relative_to(REPO.parent) if pages.is_relative_to(REPO.parent) else pages
         described = f"{sum(1 for p in pages.iterdir() if p.is_file())} pages of `{shown}/`"
         try:
-            served = Served(
+            served = launch.Served(
                 store,
                 "--query-timeout", str(args.query_timeout),
                 "--workers", str(args.workers),
@@ -807,7 +755,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.max_rss_growth,
             )
         finally:
-            code = served.stop()
+            code = served.stop(60)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     report.settings.update(workers=args.workers, threads=args.threads)
