@@ -691,6 +691,31 @@ def write_section(out: Path, section: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Soak a server over ``--pages``, print the report and write it where asked; 0 without
+    failure, 1 with one, 2 when the store or the server could not be made."""
+    args = argument_parser().parse_args(argv)
+    pages = args.pages or (SEEDS if SEEDS.is_dir() else EXAMPLES)
+    command = "python -m bench.soak " + " ".join(sys.argv[1:] if argv is None else list(argv))
+    facts = machine()
+    soaked = soak(args, pages)
+    if soaked is None:
+        return 2
+    report, code = soaked
+    report.settings.update(workers=args.workers, threads=args.threads)
+    section = markdown(report, command, facts, described(pages))
+    if code != 0:
+        section += f"\nThe server then stopped with exit code {code} (0 expected).\n"
+    print(section)
+    if args.out:
+        write_section(args.out, section)
+    if args.json:
+        text = json.dumps(figures(report, command, facts), indent=2) + "\n"
+        args.json.write_text(text, encoding="utf-8")
+    return 1 if report.failures() or code != 0 else 0
+
+
+def argument_parser() -> argparse.ArgumentParser:
+    """The command's options (its docstring is the description)."""
     parser = argparse.ArgumentParser(
         prog="python -m bench.soak",
         description=__doc__,
@@ -713,24 +738,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--max-rss-growth", type=float, default=1.5)
     parser.add_argument("--out", type=Path, help="write the ## Load section into this file")
     parser.add_argument("--json", type=Path, help="write the figures as JSON to this file")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def soak(args: argparse.Namespace, pages: Path) -> tuple[Report, int] | None:
+    """Ingest ``pages`` into a temporary store, serve it and load it: the report and the
+    server's exit code, or None (why written out) when the store or the server could not be
+    made."""
     slow_clients = args.slow_clients if args.slow_clients is not None else args.workers
-    pages = args.pages or (SEEDS if SEEDS.is_dir() else EXAMPLES)
-    command = "python -m bench.soak " + " ".join(sys.argv[1:] if argv is None else list(argv))
-    facts = machine()
     work = Path(tempfile.mkdtemp(prefix="benchgraph-soak-"))
     try:
         store = work / "store"
-        done = subprocess.run(
-            [sys.executable, "-m", "benchgraph.cli", "ingest", "--quiet", "--store", str(store),
-             str(pages)],
-            capture_output=True, text=True, cwd=REPO, timeout=600,
-        )  # fmt: skip
-        if done.returncode not in (0, 1):
-            sys.stderr.write(done.stderr)
-            return 2
-        shown = pages.relative_to(REPO.parent) if pages.is_relative_to(REPO.parent) else pages
-        described = f"{sum(1 for p in pages.iterdir() if p.is_file())} pages of `{shown}/`"
+        if not ingest(pages, store):
+            return None
         try:
             served = launch.Served(
                 store,
@@ -740,7 +760,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )  # fmt: skip
         except RuntimeError as error:
             sys.stderr.write(f"{error}\n")
-            return 2
+            return None
         try:
             report = load(
                 served.url,
@@ -756,32 +776,47 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         finally:
             code = served.stop(60)
+        return report, code
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    report.settings.update(workers=args.workers, threads=args.threads)
-    section = markdown(report, command, facts, described)
-    if code != 0:
-        section += f"\nThe server then stopped with exit code {code} (0 expected).\n"
-    print(section)
-    if args.out:
-        write_section(args.out, section)
-    if args.json:
-        figures = {
-            "command": command,
-            "machine": facts,
-            "settings": report.settings,
-            "seconds": report.seconds,
-            "statuses": {k: dict(report.statuses(k)) for k in KINDS},
-            "latency_ms": {
-                k: {f"p{p}": percentile(report.timings(k), p) * 1000 for p in (50, 95, 99)}
-                for k in KINDS
-                if report.timings(k)
-            },
-            "memory_kb": [vars(s) for s in report.samples],
-            "failures": report.failures(),
-        }
-        args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
-    return 1 if report.failures() or code != 0 else 0
+
+
+def ingest(pages: Path, store: Path) -> bool:
+    """Ingest ``pages`` into ``store`` with ``benchgraph ingest``; False (its errors written
+    out) when it could not read them or write the store (some pages refused is fine)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "benchgraph.cli", "ingest", "--quiet", "--store", str(store),
+         str(pages)],
+        capture_output=True, text=True, cwd=REPO, timeout=600,
+    )  # fmt: skip
+    if done.returncode not in (0, 1):
+        sys.stderr.write(done.stderr)
+        return False
+    return True
+
+
+def described(pages: Path) -> str:
+    """The pages served, as the report names them."""
+    shown = pages.relative_to(REPO.parent) if pages.is_relative_to(REPO.parent) else pages
+    return f"{sum(1 for p in pages.iterdir() if p.is_file())} pages of `{shown}/`"
+
+
+def figures(report: Report, command: str, facts: dict[str, Any]) -> dict[str, Any]:
+    """The report's figures, for ``--json``."""
+    return {
+        "command": command,
+        "machine": facts,
+        "settings": report.settings,
+        "seconds": report.seconds,
+        "statuses": {k: dict(report.statuses(k)) for k in KINDS},
+        "latency_ms": {
+            k: {f"p{p}": percentile(report.timings(k), p) * 1000 for p in (50, 95, 99)}
+            for k in KINDS
+            if report.timings(k)
+        },
+        "memory_kb": [vars(s) for s in report.samples],
+        "failures": report.failures(),
+    }
 
 
 if __name__ == "__main__":
