@@ -518,31 +518,10 @@ def load(
 
     def client(number: int) -> None:
         rng = random.Random(seed * 1000 + number)
-        is_slow = number < slow_clients
-        connection = Client(base, 4 * time_limit + 30)
-        etags: dict[str, str] = {}
-        makers: dict[str, Callable[[], Request]] = {
-            "named": lambda: named(data, rng),
-            "select": lambda: select(data, rng),
-            "construct": lambda: construct(data, rng),
-            "linked": lambda: linked(data, rng),
-            "dump": lambda: dump(etags, rng),
-        }
-        mine: list[Record] = []
-        while not stop.is_set():
-            kind = "slow" if is_slow else rng.choices(FAST, WEIGHTS)[0]
-            request = slow(rng) if is_slow else makers[kind]()
-            begin = time.monotonic()
-            status, content_type, body, etag, trouble = connection.send(request)
-            spent = time.monotonic() - begin
-            problem = trouble or judge(request, status, content_type, body)
-            if kind == "dump" and status == 200 and etag:
-                etags[request.path] = etag
-            mine.append(Record(kind, begin - started, spent, status, problem, reason(status, body)))
-        connection.close()
+        mine, retried = drive(base, data, rng, number < slow_clients, time_limit, started, stop)
         with lock:
             report.records.extend(mine)
-            report.retried += connection.retried
+            report.retried += retried
 
     def sampler() -> None:
         while not stop.is_set():
@@ -564,6 +543,42 @@ def load(
     return report
 
 
+def drive(
+    base: str,
+    data: Data,
+    rng: random.Random,
+    is_slow: bool,
+    time_limit: float,
+    started: float,
+    stop: threading.Event,
+) -> tuple[list[Record], int]:
+    """One client: requests one after the other on one connection until ``stop`` is set (slow
+    ones if ``is_slow``, else fast ones of kinds drawn by weight), each judged. Returns what
+    became of them (``start`` counted from ``started``) and the kept-alive connections retried."""
+    connection = Client(base, 4 * time_limit + 30)
+    etags: dict[str, str] = {}
+    makers: dict[str, Callable[[], Request]] = {
+        "named": lambda: named(data, rng),
+        "select": lambda: select(data, rng),
+        "construct": lambda: construct(data, rng),
+        "linked": lambda: linked(data, rng),
+        "dump": lambda: dump(etags, rng),
+    }
+    mine: list[Record] = []
+    while not stop.is_set():
+        kind = "slow" if is_slow else rng.choices(FAST, WEIGHTS)[0]
+        request = slow(rng) if is_slow else makers[kind]()
+        begin = time.monotonic()
+        status, content_type, body, etag, trouble = connection.send(request)
+        spent = time.monotonic() - begin
+        problem = trouble or judge(request, status, content_type, body)
+        if kind == "dump" and status == 200 and etag:
+            etags[request.path] = etag
+        mine.append(Record(kind, begin - started, spent, status, problem, reason(status, body)))
+    connection.close()
+    return mine, connection.retried
+
+
 # ---------------------------------------------------------------------------------------------
 # The report
 
@@ -578,10 +593,18 @@ def _counts(counter: Counter[int]) -> str:
 
 def markdown(report: Report, command: str, facts: dict[str, Any], store: str) -> str:
     """The ``## Load`` section of RELIABILITY.md."""
-    s = report.settings
-    total = len(report.records)
-    five = Counter(r.status for r in report.records if r.status >= 500)
     lines = [
+        *_preamble(report.settings, command, facts, store),
+        *_latency_table(report),
+        *_memory_table(report),
+    ]
+    return "\n".join(_wrapped(line) for line in lines) + "\n"
+
+
+def _preamble(s: dict[str, Any], command: str, facts: dict[str, Any], store: str) -> list[str]:
+    """What the soak does and counts as a failure (``s``: its settings), the command, the
+    machine and the store."""
+    return [
         f"{SECTION}: `bench/soak.py`",
         "",
         "A real `benchgraph serve` on its own store, loaded by client threads that each send "
@@ -616,6 +639,12 @@ def markdown(report: Report, command: str, facts: dict[str, Any], store: str) ->
         f"- store: {store}; server: `--workers {s['workers']} --threads {s['threads']} "
         f"--query-timeout {s['query_timeout']:g}`; {s['clients']} clients, of which "
         f"{s['slow_clients']} slow, for {s['seconds']:g} s (seed {s['seed']})",
+    ]
+
+
+def _latency_table(report: Report) -> list[str]:
+    """Requests, statuses and latency percentiles per kind, and the totals."""
+    lines = [
         "",
         "| kind | requests | statuses | p50 ms | p95 ms | p99 ms |",
         "| --- | ---: | --- | ---: | ---: | ---: |",
@@ -629,7 +658,10 @@ def markdown(report: Report, command: str, facts: dict[str, Any], store: str) ->
         )
     fast = report.of(*FAST)
     fast_times = report.timings(*FAST)
-    lines += [
+    total = len(report.records)
+    five = Counter(r.status for r in report.records if r.status >= 500)
+    return [
+        *lines,
         f"| all fast | {len(fast):,} | {_counts(report.statuses(*FAST))} | "
         f"{_ms(fast_times, 50)} | {_ms(fast_times, 95)} | {_ms(fast_times, 99)} |",
         "",
@@ -641,6 +673,12 @@ def markdown(report: Report, command: str, facts: dict[str, Any], store: str) ->
         f"{report.shed():,} of {len(fast):,}; longest stretch without a fast answer: "
         f"{report.longest_gap():.2f} s; kept-alive connections closed by the server and "
         f"retried: {report.retried}",
+    ]
+
+
+def _memory_table(report: Report) -> list[str]:
+    """The resident memory over the run, the workers seen, and the failures."""
+    lines = [
         "",
         "| resident memory (MB) | first third (median) | last third (median) | max |",
         "| --- | ---: | ---: | ---: |",
@@ -661,7 +699,7 @@ def markdown(report: Report, command: str, facts: dict[str, Any], store: str) ->
         f"**Failures: {len(failures)}**" + ("" if not failures else ":"),
         *[f"- {line}" for line in failures],
     ]
-    return "\n".join(_wrapped(line) for line in lines) + "\n"
+    return lines
 
 
 def _wrapped(line: str, width: int = 100) -> str:
