@@ -28,6 +28,13 @@ def _client(store: Path, factory: pytest.TempPathFactory) -> Iterator[FlaskClien
     app.extensions["benchgraph"].pool.close()
 
 
+def _served(store: Path, factory: pytest.TempPathFactory, name: str) -> Iterator[Live]:
+    """A live server over a copy of ``store`` (it holds the copy for writing)."""
+    live = Live(copy_store(store, factory.mktemp(name) / "store"))
+    yield live
+    assert live.stop() == 0
+
+
 @pytest.fixture(scope="session")
 def seeds_site(
     seeds_store: Path, tmp_path_factory: pytest.TempPathFactory
@@ -37,10 +44,7 @@ def seeds_site(
 
 @pytest.fixture(scope="session")
 def seeds_server(seeds_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
-    """A live server over a copy of the seeds store (it holds the copy for writing)."""
-    live = Live(copy_store(seeds_store, tmp_path_factory.mktemp("seeds-served") / "store"))
-    yield live
-    assert live.stop() == 0
+    yield from _served(seeds_store, tmp_path_factory, "seeds-served")
 
 
 @pytest.fixture(scope="session")
@@ -80,6 +84,4 @@ def hostile_site(
 
 @pytest.fixture(scope="session")
 def hostile_server(hostile_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
-    live = Live(copy_store(hostile_store, tmp_path_factory.mktemp("hostile-served") / "store"))
-    yield live
-    assert live.stop() == 0
+    yield from _served(hostile_store, tmp_path_factory, "hostile-served")
