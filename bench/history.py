@@ -44,9 +44,9 @@ from typing import TYPE_CHECKING, Any
 
 import pyoxigraph as ox
 
+from bench.launch import REPO
 from bench.report import SEED, machine, write
 from bench.run import du, ingest_once, load_average, log
-from bench.servers import REPO
 
 if TYPE_CHECKING:
     from benchgraph.store import Store

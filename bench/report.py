@@ -121,8 +121,26 @@ def size_line(size: dict[str, Any], date: str) -> str:
 
 
 def markdown(data: dict[str, Any]) -> str:
-    m = data["machine"]
+    """BENCHMARKS.md for the numbers in ``data`` (without a discussion kept after them)."""
+    sizes = data["sizes"]
     lines = [
+        *heading(data),
+        *ingest_section(sizes),
+        *baseline_table(sizes),
+        *queries_section(sizes, data["query_settings"]),
+        *rdflib_section(sizes),
+        *user_query_table(sizes),
+        *validation_section(_validations(data)),
+        *history_tables(data.get("history", [])),
+        *["", "## Targets", "", *data.get("verdicts", ["(see the tables)"]), ""],
+    ]
+    return "\n".join(lines)
+
+
+def heading(data: dict[str, Any]) -> list[str]:
+    """The title, the machine the numbers were measured on, and the commands run."""
+    m = data["machine"]
+    return [
         "# Benchmarks",
         "",
         "Measured by `bench/run.py` on synthetic corpora from `bench/generate.py` (seed "
@@ -143,6 +161,12 @@ def markdown(data: dict[str, Any]) -> str:
         "```",
         *data.get("commands", [data["command"]]),
         "```",
+    ]
+
+
+def ingest_section(sizes: list[dict[str, Any]]) -> list[str]:
+    """Section 1: the ingest against the bulk-load floor, a row per size measured."""
+    lines = [
         "",
         "## 1. Ingest vs the bulk-load floor",
         "",
@@ -157,7 +181,7 @@ def markdown(data: dict[str, Any]) -> str:
         "| floor results/s | ingest/floor | peak RSS MB | store MB |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for size in data["sizes"]:
+    for size in sizes:
         i = size["ingest"]
         if not i:
             continue
@@ -168,9 +192,13 @@ def markdown(data: dict[str, Any]) -> str:
             f"| **{f(i['ratio_ingest_over_floor'], 1)}×** | {mmm(i['peak_rss_mb'], 0)} "
             f"| {f(i['store_mb'], 0)} |"
         )
-    lines += baseline_table(data["sizes"])
-    q = data["query_settings"]
-    lines += [
+    return lines
+
+
+def queries_section(sizes: list[dict[str, Any]], q: dict[str, Any]) -> list[str]:
+    """Section 2: each named query on benchgraph serve and on oxigraph serve, per size (``q``:
+    the query settings of the run)."""
+    lines = [
         "",
         "## 2. Named queries over HTTP: benchgraph serve vs oxigraph serve",
         "",
@@ -200,129 +228,138 @@ def markdown(data: dict[str, Any]) -> str:
         "| bg q/s | ox q/s | q/s ratio | same rows |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for size in data["sizes"]:
+    for size in sizes:
         for name, row in size["queries"].items():
-            bg, ox_ = row["benchgraph"], row["oxigraph"]
-            u, v = bg["uncached"], ox_["uncached"]
-            errors = u.get("errors", 0) + v.get("errors", 0)
-            n = str(u["requests"])
-            if v["requests"] != u["requests"]:
-                n += f" / {v['requests']}"
-            lines.append(
-                f"| {size['pages']} | {name} | {n}"
-                + (f" ({errors} errors)" if errors else "")
-                + " "
-                f"| {percentiles(u)} | {percentiles(v)} "
-                f"| **{ratio(row['ratio_p50_uncached'])}** "
-                f"| {f(bg['cached']['p50_ms'])} / {f(ox_['cached']['p50_ms'])} "
-                f"| {ratio(row['ratio_p50_cached'])} | {one_client(row)} "
-                f"| {qps(bg['throughput_qps'])} "
-                f"| {qps(ox_['throughput_qps'])} | {ratio(row['ratio_throughput'])} "
-                f"| {yes_no(row['same_rows'])} |"
-            )
-    peers = [(s["pages"], n, r) for s in data["sizes"] for n, r in s["queries"].items()]
+            lines.append(query_row(size["pages"], name, row))
+    return lines
+
+
+def query_row(pages: int, name: str, row: dict[str, Any]) -> str:
+    """One query's row of section 2: latency, cached latency, throughputs, same rows."""
+    bg, ox_ = row["benchgraph"], row["oxigraph"]
+    u, v = bg["uncached"], ox_["uncached"]
+    errors = u.get("errors", 0) + v.get("errors", 0)
+    n = str(u["requests"])
+    if v["requests"] != u["requests"]:
+        n += f" / {v['requests']}"
+    return (
+        f"| {pages} | {name} | {n}" + (f" ({errors} errors)" if errors else "") + " "
+        f"| {percentiles(u)} | {percentiles(v)} "
+        f"| **{ratio(row['ratio_p50_uncached'])}** "
+        f"| {f(bg['cached']['p50_ms'])} / {f(ox_['cached']['p50_ms'])} "
+        f"| {ratio(row['ratio_p50_cached'])} | {one_client(row)} "
+        f"| {qps(bg['throughput_qps'])} "
+        f"| {qps(ox_['throughput_qps'])} | {ratio(row['ratio_throughput'])} "
+        f"| {yes_no(row['same_rows'])} |"
+    )
+
+
+def rdflib_section(sizes: list[dict[str, Any]]) -> list[str]:
+    """The queries asked of the rdflib in-memory endpoint, where it was measured."""
+    peers = [(s["pages"], n, r) for s in sizes for n, r in s["queries"].items()]
     peers = [(p, n, r) for p, n, r in peers if "rdflib" in r]
+    lines = ["", "### The rdflib in-memory endpoint", ""]
+    if not peers:
+        return [*lines, "Not measured in this run."]
+    lines += [
+        "`python -m bench.rdflib_endpoint`: the same quads (`benchgraph export --format "
+        "nquads --history`) loaded into an `rdflib.Dataset` whose default graph is the "
+        "dump's: the merged view, answering the same SPARQL over HTTP (waitress, as "
+        "benchgraph), the parameter written into the text as for oxigraph; nothing is "
+        "cached. One client, "
+        "uncached, fewer requests (rdflib is slow); a request still running after the time "
+        "limit ends the series (`n + 1 timed out`: n answered, then one timed out), the "
+        "endpoint is restarted, and the ratio is then a lower bound (`≥`: the median with "
+        "the timed-out request counted at the limit); an error answer ends it too (`n + 1 "
+        "refused`), with no ratio. Ratio: rdflib p50 / benchgraph uncached p50 (higher is "
+        "better for benchgraph).",
+        "",
+        "| pages | query | n | rdflib p50 / p95 ms | benchgraph p50 ms | rdflib / benchgraph "
+        "| rdflib load s | same rows |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    lines += [rdflib_row(pages, name, row) for pages, name, row in peers]
+    return lines
+
+
+def rdflib_row(pages: int, name: str, row: dict[str, Any]) -> str:
+    """One query's row against rdflib: refused, timed out (a lower bound) or answered."""
+    r = row["rdflib"]
+    u = r["uncached"]
+    if r.get("refused"):  # the endpoint answered an error: nothing to compare
+        return (
+            f"| {pages} | {name} | {u['requests']} + 1 refused ({r['refused']}) | — "
+            f"| {f(row['benchgraph']['uncached']['p50_ms'])} | — "
+            f"| {f(r.get('load_s', math.nan), 1)} | n/a |"
+        )
+    bound = "≥ " if r["timed_out"] else ""
+    p50 = (
+        f"≥ {f(r['timeout_s'] * 1000, 0)}"
+        if r["timed_out"] and not u["requests"]
+        else (f"{f(u['p50_ms'])} / {f(u['p95_ms'])}")
+    )
+    same = yes_no(r["same_rows"])
+    return (
+        f"| {pages} | {name} | {u['requests']}"
+        + (" + 1 timed out" if r["timed_out"] else "")
+        + f" | {p50} | {f(row['benchgraph']['uncached']['p50_ms'])} "
+        f"| **{bound}{f(row['ratio_rdflib_over_benchgraph'], 1)}×** "
+        f"| {f(r.get('load_s', math.nan), 1)} | {same} |"
+    )
+
+
+def validation_section(validations: list[dict[str, Any]]) -> list[str]:
+    """Section 3: validate against pyshacl page by page and whole-graph, timings and
+    findings."""
+    lines = ["", "## 3. Validation: validate vs pyshacl page by page and whole-graph", ""]
+    if not validations:
+        return lines
+    lines += [
+        "Three measurements over the same store. **validate**: `benchgraph validate "
+        "--no-save --format json` as a process (the default engine: the compiled shapes, "
+        "pyshacl for a page they cannot be sure of; then the cross-page SPARQL checks). "
+        "**pyshacl page by page**: the same with `--engine pyshacl` (pyshacl for every "
+        "page). **Whole-graph pyshacl**: one `pyshacl.validate` (same shapes, "
+        "`inference='none'`, `inplace=True`) over the union of the page graphs loaded into "
+        "one rdflib graph, in-process; the rdflib load is timed apart and not counted. It "
+        "grows faster than the pages and is not run above `--pyshacl-max-pages`. Ratios are "
+        "the peer's time / validate's.",
+        "",
+        "| pages | runs | validate s | ms/page | pyshacl page by page s | page by page "
+        "/ validate | whole-graph pyshacl s | whole-graph / validate | rdflib load s |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for v in validations:
+        per_page = v["validate_s"]["median"] / v["pages"] * 1000
+        lines.append(
+            f"| {v['pages']} | {v['runs']} | {mmm(v['validate_s'])} | {f(per_page, 1)} "
+            f"| {_timing(v, 'page_pyshacl_s', 'page-pyshacl-max-pages')} "
+            f"| {_ratio(v, 'ratio_page_pyshacl_over_validate')} "
+            f"| {_timing(v, 'pyshacl_s', 'pyshacl-max-pages')} "
+            f"| {_ratio(v, 'ratio_pyshacl_over_validate', bold=True)} "
+            f"| {mmm(v['pyshacl_load_s']) if v.get('pyshacl_load_s') else '—'} |"
+        )
     lines += [
         "",
-        "### The rdflib in-memory endpoint",
+        "Findings are compared as distinct (severity, focus node, shape) triples. Both runs "
+        "of `benchgraph validate` include the cross-page checks and are compared whole; "
+        "whole-graph pyshacl, which does not run them, is compared with validate's other "
+        "findings.",
         "",
+        "| pages | validate | cross-page | pyshacl page by page | same | whole-graph pyshacl "
+        "| common | only validate | only whole-graph | same |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    if peers:
-        lines += [
-            "`python -m bench.rdflib_endpoint`: the same quads (`benchgraph export --format "
-            "nquads --history`) loaded into an `rdflib.Dataset` whose default graph is the "
-            "dump's: the merged view, answering the same SPARQL over HTTP (waitress, as "
-            "benchgraph), the parameter written into the text as for oxigraph; nothing is "
-            "cached. One client, "
-            "uncached, fewer requests (rdflib is slow); a request still running after the time "
-            "limit ends the series (`n + 1 timed out`: n answered, then one timed out), the "
-            "endpoint is restarted, and the ratio is then a lower bound (`≥`: the median with "
-            "the timed-out request counted at the limit); an error answer ends it too (`n + 1 "
-            "refused`), with no ratio. Ratio: rdflib p50 / benchgraph uncached p50 (higher is "
-            "better for benchgraph).",
-            "",
-            "| pages | query | n | rdflib p50 / p95 ms | benchgraph p50 ms | rdflib / benchgraph "
-            "| rdflib load s | same rows |",
-            "|---|---|---|---|---|---|---|---|",
-        ]
-        for pages, name, row in peers:
-            r = row["rdflib"]
-            u = r["uncached"]
-            if r.get("refused"):  # the endpoint answered an error: nothing to compare
-                lines.append(
-                    f"| {pages} | {name} | {u['requests']} + 1 refused ({r['refused']}) | — "
-                    f"| {f(row['benchgraph']['uncached']['p50_ms'])} | — "
-                    f"| {f(r.get('load_s', math.nan), 1)} | n/a |"
-                )
-                continue
-            bound = "≥ " if r["timed_out"] else ""
-            p50 = (
-                f"≥ {f(r['timeout_s'] * 1000, 0)}"
-                if r["timed_out"] and not u["requests"]
-                else (f"{f(u['p50_ms'])} / {f(u['p95_ms'])}")
-            )
-            same = yes_no(r["same_rows"])
-            lines.append(
-                f"| {pages} | {name} | {u['requests']}"
-                + (" + 1 timed out" if r["timed_out"] else "")
-                + f" | {p50} | {f(row['benchgraph']['uncached']['p50_ms'])} "
-                f"| **{bound}{f(row['ratio_rdflib_over_benchgraph'], 1)}×** "
-                f"| {f(r.get('load_s', math.nan), 1)} | {same} |"
-            )
-    else:
-        lines.append("Not measured in this run.")
-    lines += user_query_table(data["sizes"])
-    lines += ["", "## 3. Validation: validate vs pyshacl page by page and whole-graph", ""]
-    validations = _validations(data)
-    if validations:
-        lines += [
-            "Three measurements over the same store. **validate**: `benchgraph validate "
-            "--no-save --format json` as a process (the default engine: the compiled shapes, "
-            "pyshacl for a page they cannot be sure of; then the cross-page SPARQL checks). "
-            "**pyshacl page by page**: the same with `--engine pyshacl` (pyshacl for every "
-            "page). **Whole-graph pyshacl**: one `pyshacl.validate` (same shapes, "
-            "`inference='none'`, `inplace=True`) over the union of the page graphs loaded into "
-            "one rdflib graph, in-process; the rdflib load is timed apart and not counted. It "
-            "grows faster than the pages and is not run above `--pyshacl-max-pages`. Ratios are "
-            "the peer's time / validate's.",
-            "",
-            "| pages | runs | validate s | ms/page | pyshacl page by page s | page by page "
-            "/ validate | whole-graph pyshacl s | whole-graph / validate | rdflib load s |",
-            "|---|---|---|---|---|---|---|---|---|",
-        ]
-        for v in validations:
-            per_page = v["validate_s"]["median"] / v["pages"] * 1000
-            lines.append(
-                f"| {v['pages']} | {v['runs']} | {mmm(v['validate_s'])} | {f(per_page, 1)} "
-                f"| {_timing(v, 'page_pyshacl_s', 'page-pyshacl-max-pages')} "
-                f"| {_ratio(v, 'ratio_page_pyshacl_over_validate')} "
-                f"| {_timing(v, 'pyshacl_s', 'pyshacl-max-pages')} "
-                f"| {_ratio(v, 'ratio_pyshacl_over_validate', bold=True)} "
-                f"| {mmm(v['pyshacl_load_s']) if v.get('pyshacl_load_s') else '—'} |"
-            )
-        lines += [
-            "",
-            "Findings are compared as distinct (severity, focus node, shape) triples. Both runs "
-            "of `benchgraph validate` include the cross-page checks and are compared whole; "
-            "whole-graph pyshacl, which does not run them, is compared with validate's other "
-            "findings.",
-            "",
-            "| pages | validate | cross-page | pyshacl page by page | same | whole-graph pyshacl "
-            "| common | only validate | only whole-graph | same |",
-            "|---|---|---|---|---|---|---|---|---|---|",
-        ]
-        for v in validations:
-            paged = _same(v.get("same_findings_page_pyshacl"), v.get("page_pyshacl_differences"))
-            lines.append(
-                f"| {v['pages']} | {_counts(v['findings_validate'])} "
-                f"| {v['cross_page_findings']} | {_counts(v.get('findings_page_pyshacl'))} "
-                f"| {paged} | {_counts(v.get('findings_pyshacl'))} | {_number(v.get('common'))} "
-                f"| {_number(v.get('only_validate'))} | {_number(v.get('only_pyshacl'))} "
-                f"| {_same(v.get('same_findings'), None)} |"
-            )
-    lines += history_tables(data.get("history", []))
-    lines += ["", "## Targets", "", *data.get("verdicts", ["(see the tables)"]), ""]
-    return "\n".join(lines)
+    for v in validations:
+        paged = _same(v.get("same_findings_page_pyshacl"), v.get("page_pyshacl_differences"))
+        lines.append(
+            f"| {v['pages']} | {_counts(v['findings_validate'])} "
+            f"| {v['cross_page_findings']} | {_counts(v.get('findings_page_pyshacl'))} "
+            f"| {paged} | {_counts(v.get('findings_pyshacl'))} | {_number(v.get('common'))} "
+            f"| {_number(v.get('only_validate'))} | {_number(v.get('only_pyshacl'))} "
+            f"| {_same(v.get('same_findings'), None)} |"
+        )
+    return lines
 
 
 def history_tables(history: list[dict[str, Any]]) -> list[str]:
@@ -494,8 +531,23 @@ def write(out: Path, data: dict[str, Any]) -> None:
 def verdicts(data: dict[str, Any]) -> list[str]:
     """One line per target and size, from the numbers (the prose in BENCHMARKS.md explains
     them)."""
-    lines = []
     sizes = data["sizes"]
+    return [
+        *ingest_verdicts(sizes),
+        *named_query_verdicts(sizes),
+        *user_query_verdicts(sizes),
+        *baseline_verdicts(sizes),
+        *rdflib_verdicts(sizes),
+        *audit_verdicts(sizes),
+        *history_verdicts(data.get("history", [])),
+        *validation_verdicts(_validations(data)),
+    ]
+
+
+def ingest_verdicts(sizes: list[dict[str, Any]]) -> list[str]:
+    """The ingest against its floor per size, and its memory from the smallest size to the
+    largest."""
+    lines: list[str] = []
     for size in sizes:
         if not size["ingest"]:
             continue
@@ -515,6 +567,13 @@ def verdicts(data: dict[str, Any]) -> list[str]:
             f"{low['pages']} pages, {f(high['peak_rss_mb']['median'], 0)} MB at {high['pages']}, "
             f"×{f(growth)})"
         )
+    return lines
+
+
+def named_query_verdicts(sizes: list[dict[str, Any]]) -> list[str]:
+    """The named queries against oxigraph serve per size, and against their p50 targets at
+    10,000 pages."""
+    lines: list[str] = []
     with_queries = [s for s in sizes if s["queries"]]
     for size in with_queries:
         named = [
@@ -542,6 +601,12 @@ def verdicts(data: dict[str, Any]) -> list[str]:
                 f"- {name} uncached p50 ≤ {target:g} ms at {size['pages']} pages: "
                 f"{'met' if p50 <= target else 'missed'} ({f(p50)} ms)"
             )
+    return lines
+
+
+def user_query_verdicts(sizes: list[dict[str, Any]]) -> list[str]:
+    """The hand-written leaderboard against the bare lookup, per size."""
+    lines: list[str] = []
     for size in sizes:
         u = size.get("user_query")
         if not u:
@@ -552,6 +617,12 @@ def verdicts(data: dict[str, Any]) -> list[str]:
             f"lookup, at {size['pages']} pages: {'met' if one and ratio <= 1.5 else 'missed'} "
             f"({'one row per result' if one else 'NOT one row per result'}, {f(ratio)}×)"
         )
+    return lines
+
+
+def baseline_verdicts(sizes: list[dict[str, Any]]) -> list[str]:
+    """The ingest against the baseline version's, per size."""
+    lines: list[str] = []
     for size in sizes:
         i = size["ingest"]
         if not i or not i.get("baseline"):
@@ -563,6 +634,13 @@ def verdicts(data: dict[str, Any]) -> list[str]:
             f"{'met' if ratio <= 1.2 else 'missed'} ({f(ratio)}×; store "
             f"{f(i['baseline']['store_mb'], 0)} MB before, {f(i['store_mb'], 0)} MB after)"
         )
+    return lines
+
+
+def rdflib_verdicts(sizes: list[dict[str, Any]]) -> list[str]:
+    """The named queries against the rdflib endpoint, per size."""
+    lines: list[str] = []
+    with_queries = [s for s in sizes if s["queries"]]
     for size in with_queries:
         rows = [
             (n, r)
@@ -579,6 +657,13 @@ def verdicts(data: dict[str, Any]) -> list[str]:
             f"{size['pages']} pages: {'met' if ratio >= 30 else 'missed'} (least "
             f"{bound}{f(ratio, 1)}×, {name})"
         )
+    return lines
+
+
+def audit_verdicts(sizes: list[dict[str, Any]]) -> list[str]:
+    """The audit aggregate, uncached and cached, per size."""
+    lines: list[str] = []
+    with_queries = [s for s in sizes if s["queries"]]
     for size in with_queries:
         if "audit-self-reported" not in size["queries"]:
             continue
@@ -595,14 +680,25 @@ def verdicts(data: dict[str, Any]) -> list[str]:
             f"{'met' if p50 < 100 else 'missed'} {uncached}, cached per store generation "
             f"{'met' if cached < 100 else 'missed'} ({f(cached)} ms)"
         )
-    for h in data.get("history", []):
+    return lines
+
+
+def history_verdicts(history: list[dict[str, Any]]) -> list[str]:
+    """The as-of leaderboards against the current ones, per size."""
+    lines: list[str] = []
+    for h in history:
         ratios = [b["as_of_s"]["median"] / b["current_s"]["median"] for b in h["leaderboards"]]
         if ratios:
             lines.append(
                 f"- an as-of leaderboard within 2× of the current one at {h['pages']} pages: "
                 f"{'met' if max(ratios) <= 2 else 'missed'} (worst {f(max(ratios))}×)"
             )
-    validations = _validations(data)
+    return lines
+
+
+def validation_verdicts(validations: list[dict[str, Any]]) -> list[str]:
+    """validate against whole-graph pyshacl per size, and its time per page across sizes."""
+    lines: list[str] = []
     for v in validations:
         r = v.get("ratio_pyshacl_over_validate")
         if r is None:  # whole-graph pyshacl was not run at this size

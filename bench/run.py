@@ -50,12 +50,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.launch import REPO, Server
 from bench.report import SEED, machine, write
 from bench.servers import (
     BIN,
     PARAM,
-    REPO,
-    Server,
     Target,
     start_benchgraph,
     start_oxigraph,
@@ -659,11 +658,39 @@ def _severities(found: set[Finding]) -> dict[str, int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Measure each size of ``--sizes`` and write the report after each; 2 when a corpus
+    could not be generated, else 0."""
+    args = argument_parser().parse_args(argv)
+    command = "python -m bench.run " + " ".join(sys.argv[1:] if argv is None else list(argv))
+    out = Path(args.out)
+    data = report_data(args, command, out)
+    if args.work:
+        Path(args.work).mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="bench-", dir=args.work) as tmp:
+        for pages in [int(s) for s in args.sizes.split(",")]:
+            if not measure_size(args, pages, Path(tmp) / str(pages), command, data, out):
+                return 2
+    write(out, data)
+    log(f"wrote {out} and {out.with_suffix('.json')}")
+    return 0
+
+
+def argument_parser() -> argparse.ArgumentParser:
+    """The command's options (its docstring is the description)."""
     parser = argparse.ArgumentParser(
         prog="python -m bench.run",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    _corpus_options(parser)
+    _query_options(parser)
+    _validation_options(parser)
+    _report_options(parser)
+    return parser
+
+
+def _corpus_options(parser: argparse.ArgumentParser) -> None:
+    """The sizes, the runs per timing, and whether the ingest is timed."""
     parser.add_argument("--sizes", default="100,1000", help="corpus sizes in pages")
     parser.add_argument("--repeat", type=int, default=5, help="runs per timing, after a warm-up")
     parser.add_argument(
@@ -671,6 +698,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=int,
         help="runs of the ingest timing above 100 pages (default --repeat); 1 skips its warm-up",
     )
+    parser.add_argument(
+        "--skip-ingest",
+        action="store_true",
+        help="build each store with one untimed ingest and measure no ingest (with --append, "
+        "the report keeps the ingest numbers it has for the size)",
+    )
+
+
+def _query_options(parser: argparse.ArgumentParser) -> None:
+    """How the named queries are measured over HTTP, on which sizes, against which peers."""
     parser.add_argument("--requests", type=int, default=50, help="latency requests per query")
     parser.add_argument("--clients", type=int, default=8, help="throughput client threads")
     parser.add_argument("--each", type=int, default=25, help="throughput requests per client")
@@ -687,12 +724,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=float("inf"),
         help="seconds one latency series (one query, one server, uncached or cached) may take; "
         f"it stops after at least {MIN_REQUESTS} requests once they are spent (default: none)",
-    )
-    parser.add_argument(
-        "--skip-ingest",
-        action="store_true",
-        help="build each store with one untimed ingest and measure no ingest (with --append, "
-        "the report keeps the ingest numbers it has for the size)",
     )
     parser.add_argument(
         "--query-max-pages",
@@ -724,6 +755,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=5.0,
         help="benchgraph serve's query time limit in seconds (its default: 5)",
     )
+
+
+def _validation_options(parser: argparse.ArgumentParser) -> None:
+    """Where validation and each peer validator are run, and how often."""
     parser.add_argument(
         "--validation-sizes",
         help="sizes at which validation is measured (comma list; default: the smallest size)",
@@ -746,6 +781,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=int,
         help="runs of the validation timings above 100 pages (default --repeat)",
     )
+
+
+def _report_options(parser: argparse.ArgumentParser) -> None:
+    """The baseline version, the report written and the working folder."""
     parser.add_argument(
         "--baseline",
         type=Path,
@@ -761,29 +800,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         "replacing it",
     )
     parser.add_argument("--work", help="working folder (default: a temporary one)")
-    args = parser.parse_args(argv)
-    sizes = [int(s) for s in args.sizes.split(",")]
-    validated = (
-        {int(s) for s in args.validation_sizes.split(",")}
-        if args.validation_sizes
-        else {min(sizes)}
-    )
-    out = Path(args.out)
-    command = "python -m bench.run " + " ".join(sys.argv[1:] if argv is None else list(argv))
-    query_settings = {
+
+
+def query_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """How the named queries were measured, as the report records it."""
+    return {
         "requests": args.requests,
         "clients": args.clients,
         "each": args.each,
         "query_timeout": args.query_timeout,
         "latency_budget_s": args.latency_budget,
     }
+
+
+def report_data(args: argparse.Namespace, command: str, out: Path) -> dict[str, Any]:
+    """The report to fill in: a new one, or with ``--append`` the one already beside ``out``
+    with ``command`` added to its commands."""
     data: dict[str, Any] = {
         "command": command,
         "commands": [command],
         "machine": machine(),
         "seed": SEED,
         "repeat": args.repeat,
-        "query_settings": query_settings,
+        "query_settings": query_settings(args),
         "sizes": [],
         "validations": [],
     }
@@ -794,96 +833,133 @@ def main(argv: Sequence[str] | None = None) -> int:
         if command not in commands:  # a run repeated replaces its numbers, one line is enough
             commands.append(command)
         data.setdefault("validations", [data["validation"]] if data.get("validation") else [])
-    if args.work:
-        Path(args.work).mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="bench-", dir=args.work) as tmp:
-        for pages in sizes:
-            work = Path(tmp) / str(pages)
-            corpus = work / "corpus"
-            # With a baseline, its own generator draws the corpus: pages both versions read.
-            source = args.baseline or REPO
-            python = source / ".venv" / "bin" / "python" if args.baseline else Path(sys.executable)
-            done = subprocess.run(
-                [str(python), "-m", "bench.generate", "--pages", str(pages), "--seed",
-                 str(SEED), "--out", str(corpus)],
-                capture_output=True, text=True, cwd=source, timeout=3600,
-            )  # fmt: skip
-            if done.returncode != 0:
-                sys.stderr.write(done.stderr)
-                return 2
-            manifest = json.loads((corpus / "manifest.json").read_text(encoding="utf-8"))
-            repeat = args.repeat
-            if pages > 100 and args.ingest_repeat:
-                repeat = args.ingest_repeat
-            if args.skip_ingest:
-                log(f"{pages} pages: building the store (load average {load_average()})")
-                ingest = None
-                build_store(corpus / "pages", work)
-            else:
-                log(f"{pages} pages: ingest ×{repeat} (load average {load_average()})")
-                ingest = measure_ingest(
-                    corpus / "pages", work, manifest, repeat, repeat > 1, args.baseline
-                )
-                ingest["load_average"] = load_average()
-            queries: dict[str, Any] = {}
-            warmed: dict[str, float] | None = None
-            user: dict[str, Any] | None = None
-            if pages <= args.query_max_pages:
-                log(f"{pages} pages: queries (load average {load_average()})")
-                settings = QuerySettings(
-                    args.requests,
-                    args.clients,
-                    args.each,
-                    args.repeat,
-                    args.queries.split(","),
-                    args.throughput_max_ms,
-                    rdflib=pages <= args.rdflib_max_pages,
-                    rdflib_requests=args.rdflib_requests,
-                    rdflib_timeout=args.rdflib_timeout,
-                    query_timeout=args.query_timeout,
-                    latency_budget=args.latency_budget,
-                )
-                queries, warmed, user = measure_queries(
-                    work / "store", work / "store.nq", work, settings
-                )
-            measured = {
-                "pages": pages,
-                "command": command,
-                "date": machine()["date"],
-                "query_settings": query_settings,
-                "serve_warm": warmed,
-                "ingest": ingest,
-                "queries": queries,
-                "user_query": user,
-            }
-            data["sizes"] = merged(data["sizes"], measured)
-            write(out, data)
-            if pages in validated:
-                repeat = args.repeat
-                if pages > 100 and args.validation_repeat:
-                    repeat = args.validation_repeat
-                log(f"{pages} pages: validation ×{repeat} (load average {load_average()})")
-                measured = measure_validation(
-                    work / "store",
-                    work,
-                    repeat,
-                    page_pyshacl=pages <= args.page_pyshacl_max_pages,
-                    pyshacl=pages <= args.pyshacl_max_pages,
-                )
-                result = {
-                    "pages": pages,
-                    "pyshacl_max_pages": args.pyshacl_max_pages,
-                    "page_pyshacl_max_pages": args.page_pyshacl_max_pages,
-                    **measured,
-                }
-                result["load_average"] = load_average()
-                data["validations"].append(result)
-                data["validation"] = data["validations"][0]
-            write(out, data)
-            shutil.rmtree(work, ignore_errors=True)
+    return data
+
+
+def measure_size(
+    args: argparse.Namespace,
+    pages: int,
+    work: Path,
+    command: str,
+    data: dict[str, Any],
+    out: Path,
+) -> bool:
+    """Generate a corpus of ``pages`` pages in ``work``, measure it into ``data`` and write the
+    report so far; False when the corpus could not be generated."""
+    corpus = work / "corpus"
+    if not generate_corpus(args.baseline, pages, corpus):
+        return False
+    manifest = json.loads((corpus / "manifest.json").read_text(encoding="utf-8"))
+    ingest = ingest_step(args, pages, corpus / "pages", work, manifest)
+    queries: dict[str, Any] = {}
+    warmed: dict[str, float] | None = None
+    user: dict[str, Any] | None = None
+    if pages <= args.query_max_pages:
+        queries, warmed, user = queries_step(args, pages, work)
+    measured = {
+        "pages": pages,
+        "command": command,
+        "date": machine()["date"],
+        "query_settings": query_settings(args),
+        "serve_warm": warmed,
+        "ingest": ingest,
+        "queries": queries,
+        "user_query": user,
+    }
+    data["sizes"] = merged(data["sizes"], measured)
     write(out, data)
-    log(f"wrote {out} and {out.with_suffix('.json')}")
-    return 0
+    if pages in validation_sizes(args):
+        data["validations"].append(validation_step(args, pages, work))
+        data["validation"] = data["validations"][0]
+    write(out, data)
+    shutil.rmtree(work, ignore_errors=True)
+    return True
+
+
+def generate_corpus(baseline: Path | None, pages: int, corpus: Path) -> bool:
+    """Generate ``pages`` pages into ``corpus``; False (its errors written out) on failure.
+    With a baseline, its own generator draws the corpus: pages both versions read."""
+    source = baseline or REPO
+    python = source / ".venv" / "bin" / "python" if baseline else Path(sys.executable)
+    done = subprocess.run(
+        [str(python), "-m", "bench.generate", "--pages", str(pages), "--seed",
+         str(SEED), "--out", str(corpus)],
+        capture_output=True, text=True, cwd=source, timeout=3600,
+    )  # fmt: skip
+    if done.returncode != 0:
+        sys.stderr.write(done.stderr)
+        return False
+    return True
+
+
+def ingest_step(
+    args: argparse.Namespace, pages: int, corpus: Path, work: Path, manifest: dict[str, Any]
+) -> dict[str, Any] | None:
+    """The ingest measured on ``corpus`` (None with ``--skip-ingest``, which builds the
+    store with one untimed ingest)."""
+    repeat = args.repeat
+    if pages > 100 and args.ingest_repeat:
+        repeat = args.ingest_repeat
+    if args.skip_ingest:
+        log(f"{pages} pages: building the store (load average {load_average()})")
+        ingest = None
+        build_store(corpus, work)
+    else:
+        log(f"{pages} pages: ingest ×{repeat} (load average {load_average()})")
+        ingest = measure_ingest(corpus, work, manifest, repeat, repeat > 1, args.baseline)
+        ingest["load_average"] = load_average()
+    return ingest
+
+
+def queries_step(
+    args: argparse.Namespace, pages: int, work: Path
+) -> tuple[dict[str, Any], dict[str, float], dict[str, Any]]:
+    """The named queries measured over the store in ``work``."""
+    log(f"{pages} pages: queries (load average {load_average()})")
+    settings = QuerySettings(
+        args.requests,
+        args.clients,
+        args.each,
+        args.repeat,
+        args.queries.split(","),
+        args.throughput_max_ms,
+        rdflib=pages <= args.rdflib_max_pages,
+        rdflib_requests=args.rdflib_requests,
+        rdflib_timeout=args.rdflib_timeout,
+        query_timeout=args.query_timeout,
+        latency_budget=args.latency_budget,
+    )
+    return measure_queries(work / "store", work / "store.nq", work, settings)
+
+
+def validation_sizes(args: argparse.Namespace) -> set[int]:
+    """The sizes at which validation is measured: ``--validation-sizes``, else the smallest."""
+    if args.validation_sizes:
+        return {int(s) for s in args.validation_sizes.split(",")}
+    return {min(int(s) for s in args.sizes.split(","))}
+
+
+def validation_step(args: argparse.Namespace, pages: int, work: Path) -> dict[str, Any]:
+    """Validation measured over the store in ``work``, with the limits it was run under."""
+    repeat = args.repeat
+    if pages > 100 and args.validation_repeat:
+        repeat = args.validation_repeat
+    log(f"{pages} pages: validation ×{repeat} (load average {load_average()})")
+    measured = measure_validation(
+        work / "store",
+        work,
+        repeat,
+        page_pyshacl=pages <= args.page_pyshacl_max_pages,
+        pyshacl=pages <= args.pyshacl_max_pages,
+    )
+    result = {
+        "pages": pages,
+        "pyshacl_max_pages": args.pyshacl_max_pages,
+        "page_pyshacl_max_pages": args.page_pyshacl_max_pages,
+        **measured,
+    }
+    result["load_average"] = load_average()
+    return result
 
 
 def merged(sizes: list[dict[str, Any]], measured: dict[str, Any]) -> list[dict[str, Any]]:

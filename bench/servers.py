@@ -7,23 +7,19 @@ from __future__ import annotations
 
 import json
 import re
-import signal
-import socket
-import subprocess
 import sys
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable
-from contextlib import nullcontext
 from pathlib import Path
 
 import pyoxigraph as ox
 
+from bench.launch import Served, Server, free_port
 from benchgraph.sparqltext import substitute
 
-REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 JSON_RESULTS = "application/sparql-results+json"
 FORM = "application/x-www-form-urlencoded"
@@ -33,12 +29,6 @@ PARAM = {
     "results-reported-by-paper": "paper",
     "leaderboard": "benchmark",
 }
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def wait_up(url: str, seconds: float = 60) -> None:
@@ -55,50 +45,18 @@ def wait_up(url: str, seconds: float = 60) -> None:
             time.sleep(0.05)
 
 
-class Server:
-    """A server process, stopped (SIGTERM, by its own pid) on exit; its standard error goes to
-    the file ``log`` when given."""
-
-    def __init__(self, command: list[str], log: Path | None = None) -> None:
-        self.log = log
-        # The child keeps its own copy of the log's file descriptor.
-        opened = log.open("w", encoding="utf-8") if log else nullcontext(subprocess.DEVNULL)
-        with opened as errors:
-            self.process = subprocess.Popen(
-                command, stdout=subprocess.PIPE, stderr=errors, text=True, cwd=REPO
-            )
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        if self.process.stdout is not None:
-            self.process.stdout.close()
-
-
 WARMED = re.compile(r"warmed (\d+) of (\d+) named queries for generation \S+ in ([\d.]+) s")
 
 
 def start_benchgraph(
     store: Path, log: Path, query_timeout: float = 5.0, warm_timeout: float = 3600
-) -> tuple[Server, str, dict[str, float]]:
+) -> tuple[Served, str, dict[str, float]]:
     """``benchgraph serve`` on ``store`` with its query time limit (the default is 5 s), its
     log written to ``log``, once it is up and has warmed its parameterless named queries (so
     that warming does not compete with the measurements). Returns the server, its URL, and
     what its log says was warmed: ``{"warmed": K, "of": N, "seconds": S}``."""
-    command = [str(BIN / "benchgraph"), "serve", "--store", str(store), "--port", "0"]
-    server = Server([*command, "--query-timeout", str(query_timeout)], log)
-    assert server.process.stdout is not None
-    line = server.process.stdout.readline()
-    found = re.search(r"serving at (\S+)", line)
-    if not found:
-        server.stop()
-        raise RuntimeError(f"benchgraph serve did not start: {line!r}")
-    url = found.group(1)
+    server = Served(store, "--query-timeout", str(query_timeout), log=log)
+    url = server.url
     wait_up(url + "queries")
     try:
         warmed = wait_warmed(server, warm_timeout)
@@ -114,7 +72,7 @@ def wait_warmed(server: Server, seconds: float) -> dict[str, float]:
     assert server.log is not None
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        text = server.log.read_text(encoding="utf-8", errors="replace")
+        text = server.errors()
         found = WARMED.search(text)
         if found:
             return {

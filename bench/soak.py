@@ -52,11 +52,9 @@ import http.client
 import io
 import itertools
 import json
-import os
 import random
 import re
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -74,6 +72,7 @@ from typing import Any
 
 import pyoxigraph as ox
 
+from bench import launch
 from bench.run import machine, percentile
 from benchgraph import media
 from benchgraph import vocab as V
@@ -439,21 +438,6 @@ class Report:
         return lines
 
 
-def _children(pid: int) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", encoding="utf-8") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:  # the field after the state is the parent's pid
-            found.append(int(entry))
-    return found
-
-
 def rss_kb(pid: int) -> int:
     """The resident memory of process ``pid`` in kB (0 if it is gone)."""
     try:
@@ -468,7 +452,7 @@ def rss_kb(pid: int) -> int:
 
 def sample(pid: int, at: float) -> Sample:
     """The resident memory of the server ``pid`` and of its child processes (the workers)."""
-    children = _children(pid)
+    children = launch.children(pid)
     return Sample(at, rss_kb(pid), sum(rss_kb(c) for c in children), len(children))
 
 
@@ -534,31 +518,10 @@ def load(
 
     def client(number: int) -> None:
         rng = random.Random(seed * 1000 + number)
-        is_slow = number < slow_clients
-        connection = Client(base, 4 * time_limit + 30)
-        etags: dict[str, str] = {}
-        makers: dict[str, Callable[[], Request]] = {
-            "named": lambda: named(data, rng),
-            "select": lambda: select(data, rng),
-            "construct": lambda: construct(data, rng),
-            "linked": lambda: linked(data, rng),
-            "dump": lambda: dump(etags, rng),
-        }
-        mine: list[Record] = []
-        while not stop.is_set():
-            kind = "slow" if is_slow else rng.choices(FAST, WEIGHTS)[0]
-            request = slow(rng) if is_slow else makers[kind]()
-            begin = time.monotonic()
-            status, content_type, body, etag, trouble = connection.send(request)
-            spent = time.monotonic() - begin
-            problem = trouble or judge(request, status, content_type, body)
-            if kind == "dump" and status == 200 and etag:
-                etags[request.path] = etag
-            mine.append(Record(kind, begin - started, spent, status, problem, reason(status, body)))
-        connection.close()
+        mine, retried = drive(base, data, rng, number < slow_clients, time_limit, started, stop)
         with lock:
             report.records.extend(mine)
-            report.retried += connection.retried
+            report.retried += retried
 
     def sampler() -> None:
         while not stop.is_set():
@@ -580,6 +543,42 @@ def load(
     return report
 
 
+def drive(
+    base: str,
+    data: Data,
+    rng: random.Random,
+    is_slow: bool,
+    time_limit: float,
+    started: float,
+    stop: threading.Event,
+) -> tuple[list[Record], int]:
+    """One client: requests one after the other on one connection until ``stop`` is set (slow
+    ones if ``is_slow``, else fast ones of kinds drawn by weight), each judged. Returns what
+    became of them (``start`` counted from ``started``) and the kept-alive connections retried."""
+    connection = Client(base, 4 * time_limit + 30)
+    etags: dict[str, str] = {}
+    makers: dict[str, Callable[[], Request]] = {
+        "named": lambda: named(data, rng),
+        "select": lambda: select(data, rng),
+        "construct": lambda: construct(data, rng),
+        "linked": lambda: linked(data, rng),
+        "dump": lambda: dump(etags, rng),
+    }
+    mine: list[Record] = []
+    while not stop.is_set():
+        kind = "slow" if is_slow else rng.choices(FAST, WEIGHTS)[0]
+        request = slow(rng) if is_slow else makers[kind]()
+        begin = time.monotonic()
+        status, content_type, body, etag, trouble = connection.send(request)
+        spent = time.monotonic() - begin
+        problem = trouble or judge(request, status, content_type, body)
+        if kind == "dump" and status == 200 and etag:
+            etags[request.path] = etag
+        mine.append(Record(kind, begin - started, spent, status, problem, reason(status, body)))
+    connection.close()
+    return mine, connection.retried
+
+
 # ---------------------------------------------------------------------------------------------
 # The report
 
@@ -594,10 +593,18 @@ def _counts(counter: Counter[int]) -> str:
 
 def markdown(report: Report, command: str, facts: dict[str, Any], store: str) -> str:
     """The ``## Load`` section of RELIABILITY.md."""
-    s = report.settings
-    total = len(report.records)
-    five = Counter(r.status for r in report.records if r.status >= 500)
     lines = [
+        *_preamble(report.settings, command, facts, store),
+        *_latency_table(report),
+        *_memory_table(report),
+    ]
+    return "\n".join(_wrapped(line) for line in lines) + "\n"
+
+
+def _preamble(s: dict[str, Any], command: str, facts: dict[str, Any], store: str) -> list[str]:
+    """What the soak does and counts as a failure (``s``: its settings), the command, the
+    machine and the store."""
+    return [
         f"{SECTION}: `bench/soak.py`",
         "",
         "A real `benchgraph serve` on its own store, loaded by client threads that each send "
@@ -632,6 +639,12 @@ def markdown(report: Report, command: str, facts: dict[str, Any], store: str) ->
         f"- store: {store}; server: `--workers {s['workers']} --threads {s['threads']} "
         f"--query-timeout {s['query_timeout']:g}`; {s['clients']} clients, of which "
         f"{s['slow_clients']} slow, for {s['seconds']:g} s (seed {s['seed']})",
+    ]
+
+
+def _latency_table(report: Report) -> list[str]:
+    """Requests, statuses and latency percentiles per kind, and the totals."""
+    lines = [
         "",
         "| kind | requests | statuses | p50 ms | p95 ms | p99 ms |",
         "| --- | ---: | --- | ---: | ---: | ---: |",
@@ -645,7 +658,10 @@ def markdown(report: Report, command: str, facts: dict[str, Any], store: str) ->
         )
     fast = report.of(*FAST)
     fast_times = report.timings(*FAST)
-    lines += [
+    total = len(report.records)
+    five = Counter(r.status for r in report.records if r.status >= 500)
+    return [
+        *lines,
         f"| all fast | {len(fast):,} | {_counts(report.statuses(*FAST))} | "
         f"{_ms(fast_times, 50)} | {_ms(fast_times, 95)} | {_ms(fast_times, 99)} |",
         "",
@@ -657,6 +673,12 @@ def markdown(report: Report, command: str, facts: dict[str, Any], store: str) ->
         f"{report.shed():,} of {len(fast):,}; longest stretch without a fast answer: "
         f"{report.longest_gap():.2f} s; kept-alive connections closed by the server and "
         f"retried: {report.retried}",
+    ]
+
+
+def _memory_table(report: Report) -> list[str]:
+    """The resident memory over the run, the workers seen, and the failures."""
+    lines = [
         "",
         "| resident memory (MB) | first third (median) | last third (median) | max |",
         "| --- | ---: | ---: | ---: |",
@@ -677,7 +699,7 @@ def markdown(report: Report, command: str, facts: dict[str, Any], store: str) ->
         f"**Failures: {len(failures)}**" + ("" if not failures else ":"),
         *[f"- {line}" for line in failures],
     ]
-    return "\n".join(_wrapped(line) for line in lines) + "\n"
+    return lines
 
 
 def _wrapped(line: str, width: int = 100) -> str:
@@ -706,43 +728,32 @@ def write_section(out: Path, section: str) -> None:
 # The command
 
 
-class Served:
-    """``benchgraph serve`` on ``store`` in its own process, and the URL it printed."""
-
-    def __init__(self, store: Path, *options: str) -> None:
-        command = [sys.executable, "-m", "benchgraph.cli", "serve", "--store", str(store)]
-        self.log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 (closed by stop())
-        self.process = subprocess.Popen(
-            [*command, "--port", "0", *options],
-            cwd=REPO,
-            stdout=subprocess.PIPE,
-            stderr=self.log,
-            text=True,
-        )
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        found = re.search(r"serving at (\S+)", line)
-        if not found:
-            self.stop()
-            self.log.seek(0)
-            raise RuntimeError(f"benchgraph serve did not start: {line}{self.log.read()}")
-        self.url = found.group(1)
-
-    def stop(self) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(60)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        if self.process.stdout is not None:
-            self.process.stdout.close()
-        self.log.close()
-        return self.process.returncode
-
-
 def main(argv: Sequence[str] | None = None) -> int:
+    """Soak a server over ``--pages``, print the report and write it where asked; 0 without
+    failure, 1 with one, 2 when the store or the server could not be made."""
+    args = argument_parser().parse_args(argv)
+    pages = args.pages or (SEEDS if SEEDS.is_dir() else EXAMPLES)
+    command = "python -m bench.soak " + " ".join(sys.argv[1:] if argv is None else list(argv))
+    facts = machine()
+    soaked = soak(args, pages)
+    if soaked is None:
+        return 2
+    report, code = soaked
+    report.settings.update(workers=args.workers, threads=args.threads)
+    section = markdown(report, command, facts, described(pages))
+    if code != 0:
+        section += f"\nThe server then stopped with exit code {code} (0 expected).\n"
+    print(section)
+    if args.out:
+        write_section(args.out, section)
+    if args.json:
+        text = json.dumps(figures(report, command, facts), indent=2) + "\n"
+        args.json.write_text(text, encoding="utf-8")
+    return 1 if report.failures() or code != 0 else 0
+
+
+def argument_parser() -> argparse.ArgumentParser:
+    """The command's options (its docstring is the description)."""
     parser = argparse.ArgumentParser(
         prog="python -m bench.soak",
         description=__doc__,
@@ -765,26 +776,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--max-rss-growth", type=float, default=1.5)
     parser.add_argument("--out", type=Path, help="write the ## Load section into this file")
     parser.add_argument("--json", type=Path, help="write the figures as JSON to this file")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def soak(args: argparse.Namespace, pages: Path) -> tuple[Report, int] | None:
+    """Ingest ``pages`` into a temporary store, serve it and load it: the report and the
+    server's exit code, or None (why written out) when the store or the server could not be
+    made."""
     slow_clients = args.slow_clients if args.slow_clients is not None else args.workers
-    pages = args.pages or (SEEDS if SEEDS.is_dir() else EXAMPLES)
-    command = "python -m bench.soak " + " ".join(sys.argv[1:] if argv is None else list(argv))
-    facts = machine()
     work = Path(tempfile.mkdtemp(prefix="benchgraph-soak-"))
     try:
         store = work / "store"
-        done = subprocess.run(
-            [sys.executable, "-m", "benchgraph.cli", "ingest", "--quiet", "--store", str(store),
-             str(pages)],
-            capture_output=True, text=True, cwd=REPO, timeout=600,
-        )  # fmt: skip
-        if done.returncode not in (0, 1):
-            sys.stderr.write(done.stderr)
-            return 2
-        shown = pages.relative_to(REPO.parent) if pages.is_relative_to(REPO.parent) else pages
-        described = f"{sum(1 for p in pages.iterdir() if p.is_file())} pages of `{shown}/`"
+        if not ingest(pages, store):
+            return None
         try:
-            served = Served(
+            served = launch.Served(
                 store,
                 "--query-timeout", str(args.query_timeout),
                 "--workers", str(args.workers),
@@ -792,7 +798,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )  # fmt: skip
         except RuntimeError as error:
             sys.stderr.write(f"{error}\n")
-            return 2
+            return None
         try:
             report = load(
                 served.url,
@@ -807,33 +813,48 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.max_rss_growth,
             )
         finally:
-            code = served.stop()
+            code = served.stop(60)
+        return report, code
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    report.settings.update(workers=args.workers, threads=args.threads)
-    section = markdown(report, command, facts, described)
-    if code != 0:
-        section += f"\nThe server then stopped with exit code {code} (0 expected).\n"
-    print(section)
-    if args.out:
-        write_section(args.out, section)
-    if args.json:
-        figures = {
-            "command": command,
-            "machine": facts,
-            "settings": report.settings,
-            "seconds": report.seconds,
-            "statuses": {k: dict(report.statuses(k)) for k in KINDS},
-            "latency_ms": {
-                k: {f"p{p}": percentile(report.timings(k), p) * 1000 for p in (50, 95, 99)}
-                for k in KINDS
-                if report.timings(k)
-            },
-            "memory_kb": [vars(s) for s in report.samples],
-            "failures": report.failures(),
-        }
-        args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
-    return 1 if report.failures() or code != 0 else 0
+
+
+def ingest(pages: Path, store: Path) -> bool:
+    """Ingest ``pages`` into ``store`` with ``benchgraph ingest``; False (its errors written
+    out) when it could not read them or write the store (some pages refused is fine)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "benchgraph.cli", "ingest", "--quiet", "--store", str(store),
+         str(pages)],
+        capture_output=True, text=True, cwd=REPO, timeout=600,
+    )  # fmt: skip
+    if done.returncode not in (0, 1):
+        sys.stderr.write(done.stderr)
+        return False
+    return True
+
+
+def described(pages: Path) -> str:
+    """The pages served, as the report names them."""
+    shown = pages.relative_to(REPO.parent) if pages.is_relative_to(REPO.parent) else pages
+    return f"{sum(1 for p in pages.iterdir() if p.is_file())} pages of `{shown}/`"
+
+
+def figures(report: Report, command: str, facts: dict[str, Any]) -> dict[str, Any]:
+    """The report's figures, for ``--json``."""
+    return {
+        "command": command,
+        "machine": facts,
+        "settings": report.settings,
+        "seconds": report.seconds,
+        "statuses": {k: dict(report.statuses(k)) for k in KINDS},
+        "latency_ms": {
+            k: {f"p{p}": percentile(report.timings(k), p) * 1000 for p in (50, 95, 99)}
+            for k in KINDS
+            if report.timings(k)
+        },
+        "memory_kb": [vars(s) for s in report.samples],
+        "failures": report.failures(),
+    }
 
 
 if __name__ == "__main__":

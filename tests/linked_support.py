@@ -1,39 +1,18 @@
-"""Helpers for the linked-data tests: the server tests' live server and HTTP helpers, raw HTTP
-(no redirect followed), RDF parsing with rdflib, store copies."""
+"""Helpers for the linked-data tests: raw HTTP (no redirect followed), RDF parsing with rdflib,
+the union of a store's page graphs."""
 
 from __future__ import annotations
 
 import http.client
-import importlib.util
-import shutil
 import urllib.parse
 import warnings
 from pathlib import Path
-from types import ModuleType
 from typing import NamedTuple
 
 import pyoxigraph as ox
 import rdflib
-from support import REPO
 
-from benchgraph import graphs, holder
-
-
-def _server_fixtures() -> ModuleType:
-    """The server tests' helpers (``build_store``, ``Live``, ``fetch``), loaded by path: the
-    test folder ``server`` would shadow the package of that name."""
-    spec = importlib.util.spec_from_file_location(
-        "linkeddata_server_helpers", REPO / "tests" / "server" / "conftest.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-helpers = _server_fixtures()
-Live = helpers.Live
-fetch = helpers.fetch
+from benchgraph import graphs
 
 # Media-table keys -> rdflib parser names.
 RDFLIB_FORMATS = {
@@ -61,11 +40,6 @@ def parse(body: bytes, key: str) -> rdflib.Graph:
             "ignore", "ConjunctiveGraph is deprecated", DeprecationWarning, "rdflib"
         )
         return rdflib.Graph().parse(data=body, format=RDFLIB_FORMATS[key])
-
-
-def copy_store(source: Path, target: Path) -> Path:
-    shutil.copytree(source, target, ignore=shutil.ignore_patterns(*holder.NOT_DATA))
-    return target
 
 
 class RawReply(NamedTuple):

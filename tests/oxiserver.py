@@ -8,7 +8,6 @@ import contextlib
 import http.client
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import threading
@@ -21,13 +20,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from bench.launch import free_port
+
 OXIGRAPH = shutil.which("oxigraph") or str(Path(sys.executable).parent / "oxigraph")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def update(base: str, text: str) -> None:

@@ -1,9 +1,11 @@
-"""Helpers the tests share: paths, the CLI as a process, a plain index over a store's quads."""
+"""Helpers the tests share: paths, stores built from pages and copied, the CLI as a process, a
+plain index over a store's quads."""
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections import defaultdict
@@ -11,7 +13,10 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from benchgraph import holder
 from benchgraph import vocab as V
+from benchgraph.store import EmbeddedStore
+from ingest.loader import ingest_file
 
 REPO = Path(__file__).resolve().parents[1]
 SEEDS = REPO.parent / "shared" / "seeds"
@@ -22,6 +27,8 @@ DOCS = REPO / "docs"
 # before it concludes the event will never come. Not a speed limit: on a machine under load
 # everything is slower, so it is generous; BENCHGRAPH_TEST_PATIENCE (seconds) changes it.
 PATIENCE = float(os.environ.get("BENCHGRAPH_TEST_PATIENCE", "900"))
+# A fixed ingest time makes every answer (and so every golden file) repeatable.
+INGESTED_AT = "2026-11-29T12:00:00+00:00"
 # A sota2 page's section for one result, scanned independently of the parser under test.
 SOTA2_SECTION = re.compile(
     r"^### (?P<method>.+)\n\n"
@@ -32,6 +39,22 @@ SOTA2_SECTION = re.compile(
     r"Recorded evaluation configuration: (?P<config>Not recorded|\{.*?\})\. This record",
     re.MULTILINE,
 )
+
+
+def build_store(folder: Path, pages: Path) -> Path:
+    """Ingest every page of ``pages`` into a new store at ``folder``; return ``folder``."""
+    with EmbeddedStore(folder) as store:
+        for path in sorted(p for p in pages.iterdir() if p.is_file()):
+            outcome = ingest_file(store, path, now=INGESTED_AT)
+            assert outcome.status == "loaded", outcome.message
+    return folder
+
+
+def copy_store(source: Path, target: Path) -> Path:
+    """A copy of the store at ``source`` at ``target`` (its data, not its lock); return
+    ``target``."""
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns(*holder.NOT_DATA))
+    return target
 
 
 def run_cli(

@@ -18,14 +18,12 @@ from typing import Any
 import jsonschema
 import pyoxigraph as ox
 import pytest
-from support import EXAMPLES, REPO, SEEDS, Index, run_cli
+from support import EXAMPLES, INGESTED_AT, REPO, SEEDS, Index, build_store, run_cli
 
 from benchgraph import vocab as V
 from benchgraph.store import EmbeddedStore
-from ingest.loader import ingest_file
 
 SCHEMA = json.loads((REPO / "tests" / "data" / "eee" / "eval.schema.json").read_text("utf-8"))
-INGESTED_AT = "2026-11-29T12:00:00+00:00"
 DIRECTION = {V.LowerIsBetter: True, V.HigherIsBetter: False}
 
 
@@ -43,14 +41,6 @@ class Exported:
             for entry in record["evaluation_results"]:
                 found[entry["score_details"]["details"]["result"]] = entry | {"record": record}
         return found
-
-
-def build_store(folder: Path, pages: Path) -> Path:
-    with EmbeddedStore(folder) as store:
-        for path in sorted(p for p in pages.iterdir() if p.is_file()):
-            outcome = ingest_file(store, path, now=INGESTED_AT)
-            assert outcome.status == "loaded", outcome.message
-    return folder
 
 
 def export_eee(store: Path, *args: str) -> tuple[list[dict[str, Any]], str, int]:

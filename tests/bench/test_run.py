@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 from support import REPO
 
+from bench.launch import Server
 from bench.report import write
 from bench.run import same_rows
-from bench.servers import Server, wait_warmed
+from bench.servers import wait_warmed
 
 QUERIES = {
     "methods-introduced-by-paper",

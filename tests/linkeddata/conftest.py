@@ -7,14 +7,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from linked_support import Live, copy_store, helpers
-from support import EXAMPLES
+from live import Live
+from support import EXAMPLES, build_store, copy_store
 
 
 @pytest.fixture(scope="session")
 def ld_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The examples, ingested at a fixed time."""
-    return helpers.build_store(tmp_path_factory.mktemp("linkeddata") / "store", EXAMPLES)
+    return build_store(tmp_path_factory.mktemp("linkeddata") / "store", EXAMPLES)
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
-from linked_support import Live, fetch, page_union_graph, parse, raw_get
+from linked_support import page_union_graph, parse, raw_get
+from live import Live, fetch
 from rdflib.compare import isomorphic
 from support import run_cli
 

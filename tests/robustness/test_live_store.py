@@ -28,8 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from linked_support import Live, fetch
-from live import children, running
+from live import Live, children, fetch, running
 from robustness.corpus import Row, new_id, render_sota2
 from support import PATIENCE, REPO, run_cli
 

@@ -17,10 +17,9 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from linked_support import helpers
 from live import TIME_LIMIT as LIVE_TIME_LIMIT
 from live import Live
-from support import EXAMPLES, REPO
+from support import EXAMPLES, REPO, build_store
 
 CLIENTS, SLOW, SECONDS, WORKERS = 8, 2, 10.0, 2
 # The share of fast requests that may be shed (503/504). The dedicated run (`python -m
@@ -42,7 +41,7 @@ def soak() -> Iterator[ModuleType]:
 
 @pytest.fixture(scope="module")
 def report(soak: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    store = helpers.build_store(tmp_path_factory.mktemp("soak") / "store", EXAMPLES)
+    store = build_store(tmp_path_factory.mktemp("soak") / "store", EXAMPLES)
     live = Live(store, "--workers", str(WORKERS))
     try:
         found = soak.load(

@@ -59,8 +59,7 @@ def test_a_store_of_the_earlier_layout_is_upgraded_by_serve_which_says_so(
         # The server holds the store for writing: it builds the merged view, as ingest would.
         reply = http.fetch(http.url(live.sparql, query="ASK { ?s ?p ?o }"))
         assert reply.status == 200 and reply.json()["boolean"] is True
-        live.log.seek(0)
-        log = live.log.read()
+        log = live.errors()
     finally:
         assert live.stop() == 0
     assert "was written by an earlier version" in log and "Traceback" not in log

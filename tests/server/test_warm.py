@@ -41,10 +41,8 @@ RUNAWAY = (
 
 
 def log_of(live: Live) -> str:
-    """What the server wrote to stderr so far (read without moving the file's offset, which
-    the server's writes share)."""
-    fd = live.log.fileno()
-    return os.pread(fd, os.fstat(fd).st_size, 0).decode("utf-8", "replace")
+    """What the server wrote to stderr so far."""
+    return live.errors()
 
 
 def wait_for_log(live: Live, pattern: re.Pattern[str], count: int = 1) -> list[re.Match[str]]:

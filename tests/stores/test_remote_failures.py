@@ -18,9 +18,10 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
-from oxiserver import FaultProxy, OxigraphServer, free_port
+from oxiserver import FaultProxy, OxigraphServer
 from support import EXAMPLES, PATIENCE, REPO, SEEDS, run_cli
 
+from bench.launch import free_port
 from benchgraph import graphs
 from benchgraph import vocab as V
 from benchgraph.remote import Endpoints, RemoteStore
