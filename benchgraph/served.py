@@ -88,13 +88,16 @@ class ServedStore(Store):
 
     def _read(self, what: str, path: str, data: bytes | None = None, **headers: str) -> bytes:
         with self._request(what, path, data, headers) as answer:
-            try:
-                return answer.read()
-            except (OSError, http.client.HTTPException) as error:
-                self._failed = True
-                raise StoreError(
-                    f"{self.location}: the answer stopped while {what}: {error}"
-                ) from None
+            return self._body(what, answer)
+
+    def _body(self, what: str, answer: http.client.HTTPResponse) -> bytes:
+        """The whole body of ``answer``. Raises StoreError when it stops short (the server
+        gone midway: ``IncompleteRead``)."""
+        try:
+            return answer.read()
+        except (OSError, http.client.HTTPException) as error:
+            self._failed = True
+            raise StoreError(f"{self.location}: the answer stopped while {what}: {error}") from None
 
     def close(self) -> None:
         """Once something was written: wait until the server's readers see it. Not after a
@@ -173,7 +176,7 @@ class ServedStore(Store):
         data = urllib.parse.urlencode(form).encode("ascii")
         with self._request("answering a query", "query", data) as answer:
             media = answer.headers.get_content_type()
-            body = answer.read()
+            body = self._body("answering a query", answer)
         try:
             if media == "application/n-triples":
                 return query_triples(body, ox.RdfFormat.N_TRIPLES)

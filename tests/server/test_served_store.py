@@ -167,3 +167,35 @@ def test_commands_reach_a_server_on_loopback_only(url: str, reached: str | None)
     record = holder.Holder(1, "serve", "2026-12-01T00:00:00+00:00", url, secret="s")
     assert owner_url(record) == reached
     assert owner_url(holder.Holder(1, "serve", "2026-12-01T00:00:00+00:00", url)) is None
+
+
+def test_an_answer_cut_short_by_a_server_gone_midway_is_a_store_error(tmp_path: Path) -> None:
+    """A server killed while it sends a query's answer leaves the command a StoreError naming
+    what stopped, not a traceback (http.client's IncompleteRead)."""
+    import http.server
+    import threading
+
+    from benchgraph.served import ServedStore
+    from benchgraph.store import StoreError
+
+    class CutShort(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # the standard library calls it by this name
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/sparql-results+json")
+            self.send_header("Content-Length", "161")
+            self.end_headers()
+            self.wfile.write(b'{"head": ')  # and no more: the connection closes
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), CutShort)
+    threading.Thread(target=server.handle_request, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/_store/"
+    record = holder.Holder(1, "serve", "2026-12-01T00:00:00+00:00", url=url, secret="s")
+    try:
+        with pytest.raises(StoreError, match="the answer stopped while answering a query"):
+            ServedStore(str(tmp_path), record, url).query("SELECT * WHERE { ?s ?p ?o }")
+    finally:
+        server.server_close()
