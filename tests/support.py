@@ -3,6 +3,7 @@ plain index over a store's quads."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -144,3 +145,19 @@ def metrics_of(index: Index, benchmark: str) -> dict[str, str]:
         str(index.value(str(m.value), V.label)): str(m.value)
         for m in index.objects(benchmark, V.hasMetric)
     }
+
+
+def generate_corpus(out: Path, seed: int, pages: int) -> dict[str, int]:
+    """Run the corpus generator as a user does (``python -m bench.generate``) into ``out``;
+    return its manifest."""
+    options = ["--pages", str(pages), "--seed", str(seed), "--out", str(out)]
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.generate", *options],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    manifest: dict[str, int] = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    return manifest

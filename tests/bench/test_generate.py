@@ -7,14 +7,13 @@ Counts in the store are read back from its quads, never recomputed the generator
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from support import REPO, Index, run_cli
+from support import REPO, Index, generate_corpus, run_cli
 
 from benchgraph import vocab as V
 from benchgraph.store import EmbeddedStore
@@ -25,18 +24,7 @@ PAGES = 40
 
 
 def generate(out: Path, seed: int, pages: int = PAGES) -> dict[str, int]:
-    """Run the generator as a user does (``python -m bench.generate``); return its manifest."""
-    options = ["--pages", str(pages), "--seed", str(seed), "--out", str(out)]
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.generate", *options],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    manifest: dict[str, int] = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-    return manifest
+    return generate_corpus(out, seed, pages)
 
 
 def contents(folder: Path) -> dict[str, bytes]:

@@ -3,11 +3,9 @@ versions of the same pages, whose changed values the store's ``changes`` finds, 
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
-from support import REPO, run_cli
+from support import generate_corpus, run_cli
 
 from bench import history
 from benchgraph import queries
@@ -15,21 +13,8 @@ from benchgraph.store import EmbeddedStore
 from ingest.loader import read_page
 
 
-def generate(out: Path, seed: int, pages: int) -> None:
-    """Run the generator as a user does (``python -m bench.generate``)."""
-    options = ["--pages", str(pages), "--seed", str(seed), "--out", str(out)]
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.generate", *options],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-
-
 def test_second_versions_change_the_values_they_say_and_nothing_else(tmp_path: Path) -> None:
-    generate(tmp_path / "corpus", seed=3, pages=60)
+    generate_corpus(tmp_path / "corpus", seed=3, pages=60)
     pages, store = tmp_path / "corpus" / "pages", tmp_path / "store"
     assert run_cli("ingest", str(pages), store=store).returncode in (0, 1)
     newest = history.newest_version(store)
