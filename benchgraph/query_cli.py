@@ -18,7 +18,7 @@ from benchgraph import queries, settings, sparqltext
 from benchgraph import vocab as V
 from benchgraph.cli import EXIT_OK, notice, store_option
 from benchgraph.queries import NamedQuery, QueryError
-from benchgraph.store import Answer, open_store
+from benchgraph.store import Answer, Triples, open_store
 from server.media import GRAPH_FORMATS, RESULTS_FORMATS
 
 # The formats each query form is printed in; the first is its default. ``table`` and ``csv``
@@ -123,7 +123,7 @@ def run_query(args: argparse.Namespace) -> int:
 def write(answer: Answer, fmt: str) -> None:
     """Print ``answer`` on stdout in the format ``fmt`` (one that fits its form)."""
     out = sys.stdout.buffer
-    if isinstance(answer, ox.QueryTriples):
+    if isinstance(answer, Triples):
         ox.serialize(answer, out, GRAPH_FORMATS[fmt], prefixes=V.PREFIXES)
     elif fmt in ("json", "tsv"):
         answer.serialize(out, RESULTS_FORMATS[fmt])

@@ -64,13 +64,13 @@ from benchgraph.store import (
     Change,
     Notify,
     OutdatedStore,
+    SentTriples,
     Store,
     StoreError,
     Term,
     data,
     in_view,
     present,
-    query_triples,
     replacement,
     statement,
     upgrade_notice,
@@ -221,7 +221,7 @@ class RemoteStore(Store):
         try:
             if graph_answer:
                 fmt = ox.RdfFormat.from_media_type(media) or ox.RdfFormat.N_TRIPLES
-                return query_triples(body, fmt)
+                return SentTriples(body, fmt)
             return ox.parse_query_results(body, ox.QueryResultsFormat.JSON)
         except (SyntaxError, ValueError) as error:
             raise StoreError(
@@ -245,7 +245,7 @@ class RemoteStore(Store):
             answer = self.query(
                 queries.internal("graph-triples"), {"graph": ox.NamedNode(graph)}, default_graph=()
             )
-            assert isinstance(answer, ox.QueryTriples)
+            assert isinstance(answer, SentTriples)
             return iter(answer)
         url = f"{self.endpoints.graph_store}?{urllib.parse.urlencode({'graph': graph})}"
         request = urllib.request.Request(url, headers={"Accept": "application/n-triples"})

@@ -21,7 +21,7 @@ import pyoxigraph as ox
 
 from benchgraph import asof, export
 from benchgraph import vocab as V
-from benchgraph.store import EmbeddedStore, Store, StoreError
+from benchgraph.store import EmbeddedStore, Store, StoreError, Triples
 from server import memory, results, sandbox
 from server.media import GRAPH_FORMATS, QUAD_FORMATS, RESULTS_FORMATS
 
@@ -120,7 +120,7 @@ def execute(store: Store, job: Job) -> Answer | Failure:
             if job.past is None
             else asof.run(store, job.past, job.query, job.substitutions)
         )
-        if isinstance(answer, ox.QueryTriples):
+        if isinstance(answer, Triples):
             if job.graph_format is None:
                 return Failure("not_acceptable", "", "graph")
             return _triples(answer, job, job.graph_format)
