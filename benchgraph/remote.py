@@ -191,9 +191,13 @@ class RemoteStore(Store):
         named_graphs: Sequence[str] | None = None,
         base_iri: str | None = None,
     ) -> Answer:
-        # Bindings become terms in the text: the protocol has no parameters. A query without a
-        # dataset of its own is given the one that makes the view its default graph; an empty
-        # ``default_graph`` sends no dataset (the server's own default graph).
+        # The protocol has no parameters: each binding is written in place of its variable as
+        # one RDF term (benchgraph.sparqltext.substitute), as the embedded store binds them. A
+        # VALUES block opening the WHERE group gives the same answers, but the server plans it
+        # worse (at 200 pages: leaderboard 6.8 s instead of 0.36 s, compare 4.1 s instead of
+        # 0.14 s). A query without a dataset of its own is given the one that makes the view its
+        # default graph; an empty ``default_graph`` sends no dataset (the server's own default
+        # graph).
         text = substitute(sparql, bindings or {})
         if default_graph is None and named_graphs is None:
             default_graph, named_graphs = self._dataset(text)
