@@ -64,13 +64,13 @@ from benchgraph.store import (
     Change,
     Notify,
     OutdatedStore,
+    SentTriples,
     Store,
     StoreError,
     Term,
     data,
     in_view,
     present,
-    query_triples,
     replacement,
     statement,
     upgrade_notice,
@@ -191,9 +191,13 @@ class RemoteStore(Store):
         named_graphs: Sequence[str] | None = None,
         base_iri: str | None = None,
     ) -> Answer:
-        # Bindings become terms in the text: the protocol has no parameters. A query without a
-        # dataset of its own is given the one that makes the view its default graph; an empty
-        # ``default_graph`` sends no dataset (the server's own default graph).
+        # The protocol has no parameters: each binding is written in place of its variable as
+        # one RDF term (benchgraph.sparqltext.substitute), as the embedded store binds them. A
+        # VALUES block opening the WHERE group gives the same answers, but the server plans it
+        # worse (at 200 pages: leaderboard 6.8 s instead of 0.36 s, compare 4.1 s instead of
+        # 0.14 s). A query without a dataset of its own is given the one that makes the view its
+        # default graph; an empty ``default_graph`` sends no dataset (the server's own default
+        # graph).
         text = substitute(sparql, bindings or {})
         if default_graph is None and named_graphs is None:
             default_graph, named_graphs = self._dataset(text)
@@ -221,7 +225,7 @@ class RemoteStore(Store):
         try:
             if graph_answer:
                 fmt = ox.RdfFormat.from_media_type(media) or ox.RdfFormat.N_TRIPLES
-                return query_triples(body, fmt)
+                return SentTriples(body, fmt)
             return ox.parse_query_results(body, ox.QueryResultsFormat.JSON)
         except (SyntaxError, ValueError) as error:
             raise StoreError(
@@ -245,7 +249,7 @@ class RemoteStore(Store):
             answer = self.query(
                 queries.internal("graph-triples"), {"graph": ox.NamedNode(graph)}, default_graph=()
             )
-            assert isinstance(answer, ox.QueryTriples)
+            assert isinstance(answer, SentTriples)
             return iter(answer)
         url = f"{self.endpoints.graph_store}?{urllib.parse.urlencode({'graph': graph})}"
         request = urllib.request.Request(url, headers={"Accept": "application/n-triples"})

@@ -26,7 +26,7 @@ import pyoxigraph as ox
 
 from benchgraph import holder
 from benchgraph.sparqltext import substitute
-from benchgraph.store import Answer, Change, Store, StoreError, Term, query_triples
+from benchgraph.store import Answer, Change, SentTriples, Store, StoreError, Term
 
 _WILDCARDS = {"0.0.0.0": "127.0.0.1", "[::]": "[::1]"}
 _LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
@@ -179,7 +179,7 @@ class ServedStore(Store):
             body = self._body("answering a query", answer)
         try:
             if media == "application/n-triples":
-                return query_triples(body, ox.RdfFormat.N_TRIPLES)
+                return SentTriples(body, ox.RdfFormat.N_TRIPLES)
             return ox.parse_query_results(body, ox.QueryResultsFormat.JSON)
         except (SyntaxError, ValueError) as error:
             raise StoreError(

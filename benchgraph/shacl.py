@@ -498,42 +498,11 @@ def _shape(graph: rdflib.Graph, node: Node, targeted: bool) -> Shape:
         raise Unsupported(f"{node}: an implicit class target")
     path_node = graph.value(node, SH.path)
     path = None if path_node is None else _path(graph, path_node)
-    constraints: list[Constraint] = []
-
-    def add(component: str, check: Check, source: ox.NamedNode | None = None) -> None:
-        constraints.append(Constraint(component, check, source))
-
-    for predicate, value in graph.predicate_objects(node):
-        name = str(predicate).removeprefix(str(SH))
-        component = name[:1].upper() + name[1:]
-        if predicate == SH.minCount:
-            add("MinCount", _min_count(_integer(value)))
-        elif predicate == SH.maxCount:
-            add("MaxCount", _max_count(_integer(value)))
-        elif predicate == SH.datatype:
-            add("Datatype", _datatype(str(_iri(value).value)))
-        elif predicate == SH.nodeKind:
-            add("NodeKind", _node_kind(str(value).removeprefix(str(SH))))
-        elif predicate == SH.pattern:
-            add("Pattern", _pattern(str(value)))
-        elif predicate == SH.minLength:
-            add("MinLength", _min_length(_integer(value)))
-        elif predicate == SH["class"]:
-            add("Class", _class(_iri(value)))
-        elif predicate == SH["in"]:
-            add("In", _in(frozenset(_iri(m) for m in Collection(graph, value))))
-        elif predicate == SH.equals:
-            add("Equals", _equals(_iri(value)))
-        elif predicate == SH.lessThanOrEquals:
-            add("LessThanOrEquals", _less_than_or_equals(_iri(value)))
-        elif component in _RANGES:
-            add(component, _range(component, to_oxigraph(value)))
-        elif predicate == SH["or"]:
-            add("Or", _or([_shape(graph, m, targeted=False) for m in Collection(graph, value)]))
-        elif predicate == SH.sparql:
-            add("SPARQL", _sparql(_sparql_text(graph, value)), _iri(value))
-        elif predicate not in _NOT_CONSTRAINTS:
-            raise Unsupported(f"{node}: {predicate} is not compiled")
+    constraints = [
+        constraint
+        for predicate, value in graph.predicate_objects(node)
+        if (constraint := _constraint(graph, node, predicate, value)) is not None
+    ]
     if path is None and (SH.minCount in predicates or SH.maxCount in predicates):
         raise Unsupported(f"{node}: a count on a node shape")
     if path is not None and SH.sparql in predicates:
@@ -555,6 +524,44 @@ def _shape(graph: rdflib.Graph, node: Node, targeted: bool) -> Shape:
         severity=str(severity).removeprefix(str(SH)),
         messages=messages,
     )
+
+
+def _constraint(graph: rdflib.Graph, node: Node, predicate: Node, value: Node) -> Constraint | None:
+    """The constraint the statement ``node predicate value`` of a shape states; None for a
+    statement that states none (a target, a message …). Raises Unsupported for a constraint
+    that is not compiled."""
+    name = str(predicate).removeprefix(str(SH))
+    component = name[:1].upper() + name[1:]
+    if predicate == SH.minCount:
+        return Constraint("MinCount", _min_count(_integer(value)))
+    if predicate == SH.maxCount:
+        return Constraint("MaxCount", _max_count(_integer(value)))
+    if predicate == SH.datatype:
+        return Constraint("Datatype", _datatype(str(_iri(value).value)))
+    if predicate == SH.nodeKind:
+        return Constraint("NodeKind", _node_kind(str(value).removeprefix(str(SH))))
+    if predicate == SH.pattern:
+        return Constraint("Pattern", _pattern(str(value)))
+    if predicate == SH.minLength:
+        return Constraint("MinLength", _min_length(_integer(value)))
+    if predicate == SH["class"]:
+        return Constraint("Class", _class(_iri(value)))
+    if predicate == SH["in"]:
+        return Constraint("In", _in(frozenset(_iri(m) for m in Collection(graph, value))))
+    if predicate == SH.equals:
+        return Constraint("Equals", _equals(_iri(value)))
+    if predicate == SH.lessThanOrEquals:
+        return Constraint("LessThanOrEquals", _less_than_or_equals(_iri(value)))
+    if component in _RANGES:
+        return Constraint(component, _range(component, to_oxigraph(value)))
+    if predicate == SH["or"]:
+        members = [_shape(graph, m, targeted=False) for m in Collection(graph, value)]
+        return Constraint("Or", _or(members))
+    if predicate == SH.sparql:
+        return Constraint("SPARQL", _sparql(_sparql_text(graph, value)), _iri(value))
+    if predicate not in _NOT_CONSTRAINTS:
+        raise Unsupported(f"{node}: {predicate} is not compiled")
+    return None
 
 
 @dataclass(frozen=True)

@@ -136,22 +136,28 @@ def substitute(text: str, bindings: Mapping[str, Term]) -> str:
             clause, level = ("group" if previous == "GROUP" else "order"), depth
         name = token.text[1:]
         if token.kind == "var" and name in bindings:
-            term = str(bindings[name])
-            owner = at_depth.get(level)
-            in_scope = owner is not None and name in owner.inner
-            grouped = owner is not None and name in owner.grouped
-            if clause and depth == level and (in_scope or (clause == "select" and grouped)):
-                out.append(token.text)
-            elif clause in ("select", "group") and depth == level:
-                out.append(f"({term} AS {token.text})")
-            elif clause == "order" and depth == level:
-                out.append(f"({term})")
-            else:
-                out.append(term)
+            in_clause = clause if depth == level else ""
+            out.append(_bound(token.text, str(bindings[name]), in_clause, at_depth.get(level)))
         else:
             out.append(token.text)
         previous = word or token.text
     return "".join(out)
+
+
+def _bound(variable: str, term: str, clause: str, owner: _Select | None) -> str:
+    """What :func:`substitute` writes for the bound ``variable``: its ``term``, or in a clause
+    (``clause``: "select", "group" or "order" when the variable is at that clause's own depth,
+    else empty) of the SELECT ``owner``, the variable kept or the term as the clause takes it."""
+    name = variable[1:]
+    in_scope = owner is not None and name in owner.inner
+    grouped = owner is not None and name in owner.grouped
+    if clause and (in_scope or (clause == "select" and grouped)):
+        return variable
+    if clause in ("select", "group"):
+        return f"({term} AS {variable})"
+    if clause == "order":
+        return f"({term})"
+    return term
 
 
 def with_values(text: str, name: str, terms: Sequence[Term]) -> str:

@@ -38,7 +38,6 @@ from benchgraph.sparqltext import substitute
 from benchgraph.suggest import Names
 
 Term = ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple
-Answer = ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples
 Notify = Callable[[str], None]
 
 # Triples a repair or an upgrade sends in one update.
@@ -86,14 +85,27 @@ def open_store(
     return EmbeddedStore(location, notify=notify)
 
 
-def query_triples(body: bytes, fmt: ox.RdfFormat) -> ox.QueryTriples:
-    """The triples of a CONSTRUCT or DESCRIBE answer sent in ``fmt``, as the embedded store
-    gives them (read into a store in memory: the answer is held whole, as it was sent)."""
-    memory = ox.Store()
-    memory.load(body, fmt)
-    answer = memory.query("CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }")
-    assert isinstance(answer, ox.QueryTriples)
-    return answer
+class SentTriples:
+    """The triples of a CONSTRUCT or DESCRIBE answer a server sent in ``fmt``, read from the
+    body as it came (what :class:`pyoxigraph.QueryTriples` is for the embedded store: iterated,
+    or serialized). Read whole when made, so a malformed body fails here, not while read.
+    Raises SyntaxError for a body that is not ``fmt``."""
+
+    def __init__(self, body: bytes, fmt: ox.RdfFormat) -> None:
+        self._triples = [quad.triple for quad in ox.parse(body, fmt)]
+
+    def __iter__(self) -> Iterator[ox.Triple]:
+        return iter(self._triples)
+
+    def serialize(
+        self, output: IO[bytes] | None = None, format: ox.RdfFormat = ox.RdfFormat.N_TRIPLES
+    ) -> bytes | None:
+        """The triples written in ``format``: returned, or written to ``output`` if given."""
+        return ox.serialize(self._triples, output, format)
+
+
+Triples = ox.QueryTriples | SentTriples  # a CONSTRUCT or DESCRIBE answer
+Answer = ox.QuerySolutions | ox.QueryBoolean | Triples
 
 
 def statement(triple: ox.Triple) -> str:

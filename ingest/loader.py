@@ -223,7 +223,7 @@ def prepare_bytes(
     StoreError when the store cannot be read."""
     try:
         page = read_page(data, origin)
-        graph, source = graphs.page(page.key), iris.source(page.key)
+        graph = graphs.page(page.key)
         if accepted is not None and graph in accepted:
             return Outcome(
                 origin,
@@ -238,43 +238,9 @@ def prepare_bytes(
                 origin, "unchanged", "", len(page.results), graph, page=page.key
             )
         else:
-            when = now or validation.now()
-            triples = map_page(page, when)
-            conforms, report = validation.validate_triples(triples, origin)
-            if not conforms:
-                violations = (f for f in report.findings if f.severity == "Violation")
-                reasons = tuple(f.describe() for f in violations)
-                return Outcome(origin, "refused", report.refusal(), reasons=reasons)
-            plan = versions.plan(
-                known,
-                page.sha256,
-                page.data_updated or "",
-                len(page.results),
-                when,
-                activity or Activity.begin(when, ended=True),
-                triples,
-                lambda name: report.triples(name, source, when),
-            )
-            notes = tuple(str(warning) for warning in page.warnings)
-            if plan.kind == "kept":
-                message = f"{origin}: page {page.key}: {KEPT}"
-                kept = graphs.history(page.key, page.sha256)
-                outcome = Outcome(
-                    origin,
-                    "kept",
-                    message,
-                    len(page.results),
-                    kept,
-                    report.findings,
-                    notes,
-                    page.key,
-                )
-            else:
-                outcome = Outcome(
-                    origin, "loaded", "", len(page.results), graph, report.findings, notes, page.key
-                )
-            assert plan.change is not None
-            item = Write(plan.change, outcome)
+            item = _validated(page, origin, known, now, activity)
+            if isinstance(item, Outcome):  # refused: not one of the batch's pages
+                return item
     except NotAPage as error:
         if named:
             return Outcome(origin, "refused", str(error), reasons=(str(error),), not_a_page=True)
@@ -286,6 +252,46 @@ def prepare_bytes(
     if accepted is not None:
         accepted[graph] = origin
     return item
+
+
+def _validated(
+    page: Page, origin: str, known: versions.Versions, now: str | None, activity: Activity | None
+) -> Outcome | Write:
+    """The Write that stores a new version of ``page`` (``known``: its versions stored), once
+    its graph conforms to the shapes; else the Outcome that refuses it. Raises ShapesError
+    when the shapes cannot be read, StoreError when the store cannot be."""
+    when = now or validation.now()
+    triples = map_page(page, when)
+    conforms, report = validation.validate_triples(triples, origin)
+    if not conforms:
+        violations = (f for f in report.findings if f.severity == "Violation")
+        reasons = tuple(f.describe() for f in violations)
+        return Outcome(origin, "refused", report.refusal(), reasons=reasons)
+    source = iris.source(page.key)
+    plan = versions.plan(
+        known,
+        page.sha256,
+        page.data_updated or "",
+        len(page.results),
+        when,
+        activity or Activity.begin(when, ended=True),
+        triples,
+        lambda name: report.triples(name, source, when),
+    )
+    notes = tuple(str(warning) for warning in page.warnings)
+    if plan.kind == "kept":
+        message = f"{origin}: page {page.key}: {KEPT}"
+        kept = graphs.history(page.key, page.sha256)
+        outcome = Outcome(
+            origin, "kept", message, len(page.results), kept, report.findings, notes, page.key
+        )
+    else:
+        graph = graphs.page(page.key)
+        outcome = Outcome(
+            origin, "loaded", "", len(page.results), graph, report.findings, notes, page.key
+        )
+    assert plan.change is not None
+    return Write(plan.change, outcome)
 
 
 def ingest_file(store: Store, path: Path, now: str | None = None) -> Outcome:

@@ -82,30 +82,8 @@ def parse(data: bytes, origin: str) -> Page:
         raise page.error("page", "the '## Metrics' list is missing", TRUNCATED)
     metrics = _parse_metrics(page, *blocks["Metrics"])
     _check_primary(page, scope, metrics)
-    results: list[ResultRecord] = []
-    if TABLE in blocks:
-        results = read_results(page, *blocks[TABLE], scope.metric)
-    elif scope.declared:
-        raise page.error(
-            "page",
-            f"the page declares {scope.declared} results but has no '## {TABLE}' section",
-            TRUNCATED,
-        )
-    if len(results) != scope.declared:
-        raise page.error(
-            scope.count_line,
-            f"'Results loaded' declares {scope.declared} of {scope.total} results "
-            f"but the page lists {len(results)}",
-            TRUNCATED_OR_EDITED,
-        )
-    if footer is None:
-        raise page.error("end of page", "the closing 'Page X of Y.' line is missing", TRUNCATED)
-    number, count = (
-        page.number(footer + 1, text, "page number")
-        for text in _FOOTER.findall(page.lines[footer])[0]
-    )
-    if not 1 <= number <= count:
-        raise page.error(footer + 1, f"page number {number} of {count} is impossible")
+    results = _results(page, blocks, scope)
+    number, count = _page_number(page, footer)
     # A benchmark has a page per metric (and may have several pages per metric): a page's
     # identity is its Source page name, its primary metric and, past the first, its number.
     key = f"{key}/{normalise(scope.metric)}" + (f"/page-{number}" if number > 1 else "")
@@ -128,6 +106,45 @@ def parse(data: bytes, origin: str) -> Page:
         page_count=count,
         sha256=page.sha256,
     )
+
+
+def _results(
+    page: PageText, blocks: dict[str, tuple[int, int]], scope: _Scope
+) -> list[ResultRecord]:
+    """The results table's records, as many as the scope table declares.
+
+    Raises PageError for a missing table when results are declared, or another count."""
+    results: list[ResultRecord] = []
+    if TABLE in blocks:
+        results = read_results(page, *blocks[TABLE], scope.metric)
+    elif scope.declared:
+        raise page.error(
+            "page",
+            f"the page declares {scope.declared} results but has no '## {TABLE}' section",
+            TRUNCATED,
+        )
+    if len(results) != scope.declared:
+        raise page.error(
+            scope.count_line,
+            f"'Results loaded' declares {scope.declared} of {scope.total} results "
+            f"but the page lists {len(results)}",
+            TRUNCATED_OR_EDITED,
+        )
+    return results
+
+
+def _page_number(page: PageText, footer: int | None) -> tuple[int, int]:
+    """The page's number and the count of pages, from its closing 'Page X of Y.' line at index
+    ``footer``. Raises PageError when the line is missing or the number is impossible."""
+    if footer is None:
+        raise page.error("end of page", "the closing 'Page X of Y.' line is missing", TRUNCATED)
+    number, count = (
+        page.number(footer + 1, text, "page number")
+        for text in _FOOTER.findall(page.lines[footer])[0]
+    )
+    if not 1 <= number <= count:
+        raise page.error(footer + 1, f"page number {number} of {count} is impossible")
+    return number, count
 
 
 def _find(page: PageText, pattern: re.Pattern[str], end: int) -> int | None:

@@ -111,6 +111,27 @@ def _number(value: float) -> str:
     return f"{value:g}"
 
 
+@dataclass(frozen=True)
+class _Layout:
+    """Where a chart's parts go: the value range drawn (``low`` to ``high``, with ``ticks``),
+    the wrapped labels and their rows' heights, the plot's left edge and the document's size."""
+
+    low: float
+    high: float
+    ticks: list[float]
+    labels: list[list[str]]
+    heights: list[int]
+    left: float
+    width: int
+    bottom: int
+    height: int
+    better: str
+
+    def x(self, value: float) -> float:
+        """The horizontal position of ``value``."""
+        return round(self.left + (value - self.low) / (self.high - self.low) * PLOT, 2)
+
+
 def bar_chart(bars: list[Bar], unit: str, direction: str, title: str, legend: str = "") -> str:
     """An SVG document (as text) with one horizontal bar per entry of ``bars``, in their order.
 
@@ -118,6 +139,29 @@ def bar_chart(bars: list[Bar], unit: str, direction: str, title: str, legend: st
     ``title`` names the chart for assistive technology. ``legend``, when given, says under the
     axis what a marked (lighter) bar means.
     """
+    layout = _layout(bars, unit, direction, legend)
+    width, height = layout.width, layout.height
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="{width}" '
+        f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
+        f'aria-label={quoteattr(title)} font-family="system-ui, sans-serif" '
+        f'font-size="{FONT_SIZE}">',
+        f"<title>{escape(title)}</title>",
+        f'<text class="direction" x="{layout.left}" y="16" fill="#444">'
+        f"{escape(layout.better)}</text>",
+        *_grid(layout),
+    ]
+    top = TOP
+    for bar, lines, row in zip(bars, layout.labels, layout.heights, strict=True):
+        parts += _bar(layout, bar, lines, top + row / 2)
+        top += row
+    parts += _axis(layout, unit, legend)
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _layout(bars: list[Bar], unit: str, direction: str, legend: str) -> _Layout:
+    """The layout of :func:`bar_chart`'s chart of ``bars``."""
     values = [b.value for b in bars] + [b.low for b in bars if b.low is not None]
     values += [b.high for b in bars if b.high is not None]
     low = min([0.0, *values])
@@ -139,61 +183,65 @@ def bar_chart(bars: list[Bar], unit: str, direction: str, title: str, legend: st
     heights = [max(ROW, LINE * len(lines) + 8) for lines in labels]
     bottom = TOP + sum(heights)
     height = bottom + BOTTOM + (LEGEND if legend else 0)
+    return _Layout(low, high, ticks, labels, heights, left, width, bottom, height, better)
 
-    def x(value: float) -> float:
-        return round(left + (value - low) / (high - low) * PLOT, 2)
 
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="{width}" '
-        f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
-        f'aria-label={quoteattr(title)} font-family="system-ui, sans-serif" '
-        f'font-size="{FONT_SIZE}">',
-        f"<title>{escape(title)}</title>",
-        f'<text class="direction" x="{left}" y="16" fill="#444">{escape(better)}</text>',
-    ]
-    for tick in ticks:
-        tx = x(tick)
+def _grid(layout: _Layout) -> list[str]:
+    """A vertical grid line and its value under the axis, for each tick."""
+    parts = []
+    for tick in layout.ticks:
+        tx = layout.x(tick)
         parts.append(
-            f'<line class="grid" x1="{tx}" y1="{TOP - 6}" x2="{tx}" y2="{bottom}" '
+            f'<line class="grid" x1="{tx}" y1="{TOP - 6}" x2="{tx}" y2="{layout.bottom}" '
             'stroke="#e3e3e3"/>'
         )
         parts.append(
-            f'<text class="tick" x="{tx}" y="{bottom + 14}" text-anchor="middle" '
+            f'<text class="tick" x="{tx}" y="{layout.bottom + 14}" text-anchor="middle" '
             f'fill="#555">{escape(_number(tick))}</text>'
         )
-    zero = x(max(low, 0.0))
-    top = TOP
-    for bar, lines, row in zip(bars, labels, heights, strict=True):
-        middle = top + row / 2
-        start, end = sorted((zero, x(bar.value)))
-        first = middle + 4 - LINE * (len(lines) - 1) / 2
-        spans = "".join(
-            f'<tspan x="{left - PAD}" y="{first + LINE * i}">{escape(line)}</tspan>'
-            for i, line in enumerate(lines)
-        )
-        parts.append(f'<text class="label" text-anchor="end">{spans}</text>')
-        kind, fill = ("bar overlap", LIGHT) if bar.overlaps else ("bar", DARK)
+    return parts
+
+
+def _bar(layout: _Layout, bar: Bar, lines: list[str], middle: float) -> list[str]:
+    """One row centred at ``middle``: the label's ``lines``, the bar from zero, its interval's
+    whisker if it has one, and its value as published."""
+    x, left = layout.x, layout.left
+    start, end = sorted((x(max(layout.low, 0.0)), x(bar.value)))
+    first = middle + 4 - LINE * (len(lines) - 1) / 2
+    spans = "".join(
+        f'<tspan x="{left - PAD}" y="{first + LINE * i}">{escape(line)}</tspan>'
+        for i, line in enumerate(lines)
+    )
+    kind, fill = ("bar overlap", LIGHT) if bar.overlaps else ("bar", DARK)
+    parts = [
+        f'<text class="label" text-anchor="end">{spans}</text>',
+        f'<rect class="{kind}" x="{start}" y="{middle - ROW / 2 + 4}" '
+        f'width="{round(end - start, 2)}" height="{ROW - 8}" fill="{fill}">'
+        f"<title>{escape(bar.label)}: {escape(bar.text)}</title></rect>",
+    ]
+    if bar.low is not None and bar.high is not None:
+        lo, hi = x(bar.low), x(bar.high)
         parts.append(
-            f'<rect class="{kind}" x="{start}" y="{middle - ROW / 2 + 4}" '
-            f'width="{round(end - start, 2)}" height="{ROW - 8}" fill="{fill}">'
-            f"<title>{escape(bar.label)}: {escape(bar.text)}</title></rect>"
+            f'<g class="whisker" stroke="#222" stroke-width="1.2">'
+            f'<line x1="{lo}" y1="{middle}" x2="{hi}" y2="{middle}"/>'
+            f'<line x1="{lo}" y1="{middle - 5}" x2="{lo}" y2="{middle + 5}"/>'
+            f'<line x1="{hi}" y1="{middle - 5}" x2="{hi}" y2="{middle + 5}"/></g>'
         )
-        if bar.low is not None and bar.high is not None:
-            lo, hi = x(bar.low), x(bar.high)
-            parts.append(
-                f'<g class="whisker" stroke="#222" stroke-width="1.2">'
-                f'<line x1="{lo}" y1="{middle}" x2="{hi}" y2="{middle}"/>'
-                f'<line x1="{lo}" y1="{middle - 5}" x2="{lo}" y2="{middle + 5}"/>'
-                f'<line x1="{hi}" y1="{middle - 5}" x2="{hi}" y2="{middle + 5}"/></g>'
-            )
-        text_x = max(x(bar.value), x(bar.high) if bar.high is not None else 0.0) + PAD
-        parts.append(f'<text class="value" x="{text_x}" y="{middle + 4}">{escape(bar.text)}</text>')
-        top += row
-    parts.append(
+    text_x = max(x(bar.value), x(bar.high) if bar.high is not None else 0.0) + PAD
+    parts.append(f'<text class="value" x="{text_x}" y="{middle + 4}">{escape(bar.text)}</text>')
+    return parts
+
+
+def _axis(layout: _Layout, unit: str, legend: str) -> list[str]:
+    """The axis under the bars, its ``unit``, and the ``legend`` line if there is one."""
+    left, bottom = layout.left, layout.bottom
+    parts = [
         f'<line class="axis" x1="{left}" y1="{bottom}" x2="{left + PLOT}" '
         f'y2="{bottom}" stroke="#222"/>'
+    ]
+    unit_x = min(
+        max(left + PLOT / 2, text_width(unit) / 2 + PAD), layout.width - text_width(unit) / 2
     )
-    unit_x = min(max(left + PLOT / 2, text_width(unit) / 2 + PAD), width - text_width(unit) / 2)
     parts.append(
         f'<text class="unit" x="{unit_x}" y="{bottom + 34}" '
         f'text-anchor="middle" fill="#222">{escape(unit)}</text>'
@@ -205,5 +253,4 @@ def bar_chart(bars: list[Bar], unit: str, direction: str, title: str, legend: st
             f'height="{ROW - 8}" fill="{LIGHT}"/><text x="{PAD + LEGEND_SWATCH + PAD}" y="{y + 2}" '
             f'fill="#222">{escape(legend)}</text></g>'
         )
-    parts.append("</svg>")
-    return "".join(parts)
+    return parts

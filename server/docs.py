@@ -201,20 +201,7 @@ def openapi_document(
 ) -> dict[str, Any]:
     """The OpenAPI 3.1 description of the service at ``base`` (with the write API's
     operations if ``writes``)."""
-    paths: dict[str, Any] = {"/sparql": _sparql_operation()}
-    paths["/queries"] = {
-        "get": {
-            "operationId": "listQueries",
-            "tags": ["named queries"],
-            "summary": "The catalogue of named queries",
-            "responses": {
-                "200": {"description": "The catalogue", "content": _content("api", "page")}
-            },
-        }
-    }
-    for name, named in catalogue.items():
-        paths[f"/queries/{name}"] = _named_operation(named)
-    paths.update(_dump_operations())
+    paths = _read_paths(catalogue)
     extra_errors = {"415": "Unsupported body type"}
     components: dict[str, Any] = {}
     if writes:
@@ -229,7 +216,46 @@ def openapi_document(
         components["securitySchemes"] = {
             "writeToken": {"type": "http", "scheme": "bearer", "description": "The write token"}
         }
-    error = {
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "benchgraph",
+            "version": __version__,
+            "description": "ML papers, methods and benchmark results as a knowledge graph: a "
+            "read-only SPARQL 1.1 endpoint and named queries.",
+        },
+        "servers": [{"url": base.rstrip("/")}],
+        "paths": paths,
+        "components": {
+            "schemas": {"Error": _error_schema()},
+            "responses": _error_components({**_ERRORS, **extra_errors}),
+            **components,
+        },
+    }
+
+
+def _read_paths(catalogue: dict[str, NamedQuery]) -> dict[str, Any]:
+    """The operations that read: SPARQL, the catalogue, each named query, the dumps."""
+    paths: dict[str, Any] = {"/sparql": _sparql_operation()}
+    paths["/queries"] = {
+        "get": {
+            "operationId": "listQueries",
+            "tags": ["named queries"],
+            "summary": "The catalogue of named queries",
+            "responses": {
+                "200": {"description": "The catalogue", "content": _content("api", "page")}
+            },
+        }
+    }
+    for name, named in catalogue.items():
+        paths[f"/queries/{name}"] = _named_operation(named)
+    paths.update(_dump_operations())
+    return paths
+
+
+def _error_schema() -> dict[str, Any]:
+    """The one error shape, as a JSON Schema."""
+    return {
         "type": "object",
         "required": ["ok", "error", "status"],
         "properties": {
@@ -241,24 +267,16 @@ def openapi_document(
             "column": {"type": "integer"},
         },
     }
-    responses = {
+
+
+def _error_components(errors: dict[str, str]) -> dict[str, Any]:
+    """A response per error status of ``errors`` (status: what it means), in the error shape."""
+    return {
         f"E{code}": {
             "description": text,
             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
         }
-        for code, text in {**_ERRORS, **extra_errors}.items()
-    }
-    return {
-        "openapi": "3.1.0",
-        "info": {
-            "title": "benchgraph",
-            "version": __version__,
-            "description": "ML papers, methods and benchmark results as a knowledge graph: a "
-            "read-only SPARQL 1.1 endpoint and named queries.",
-        },
-        "servers": [{"url": base.rstrip("/")}],
-        "paths": paths,
-        "components": {"schemas": {"Error": error}, "responses": responses, **components},
+        for code, text in errors.items()
     }
 
 

@@ -9,7 +9,6 @@ killing the process. This module imports nothing of Flask.
 
 from __future__ import annotations
 
-import json
 import signal
 import threading
 from collections.abc import Iterable, Mapping
@@ -23,13 +22,12 @@ import pyoxigraph as ox
 from benchgraph import asof, export
 from benchgraph import vocab as V
 from benchgraph.media import GRAPH_FORMATS, QUAD_FORMATS, RESULTS_FORMATS
-from benchgraph.store import EmbeddedStore, Store, StoreError
-from server import memory, sandbox
+from benchgraph.store import EmbeddedStore, Store, StoreError, Triples
+from server import memory, results, sandbox
 
 # Deeply nested expressions recurse deeply in the engine's parser and evaluator: queries run on
 # a thread with a large stack (address space, mostly never touched).
 STACK_BYTES = 512 * 1024 * 1024
-_XSD_STRING = V.XSD + "string"
 
 Term = ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple
 
@@ -80,29 +78,6 @@ class Failure:
     kind: Literal["results", "graph"] | None = None  # for not_acceptable: the answer's kind
 
 
-def term_json(term: Term) -> dict[str, object]:
-    """A term as the SPARQL 1.1 Query Results JSON format writes it."""
-    if isinstance(term, ox.NamedNode):
-        return {"type": "uri", "value": term.value}
-    if isinstance(term, ox.BlankNode):
-        return {"type": "bnode", "value": term.value}
-    if isinstance(term, ox.Literal):
-        out: dict[str, object] = {"type": "literal", "value": term.value}
-        if term.language:
-            out["xml:lang"] = term.language
-        elif term.datatype.value != _XSD_STRING:
-            out["datatype"] = term.datatype.value
-        return out
-    return {
-        "type": "triple",
-        "value": {
-            "subject": term_json(term.subject),
-            "predicate": term_json(term.predicate),
-            "object": term_json(term.object),
-        },
-    }
-
-
 def _written(body: bytes | None) -> bytes:
     """The bytes a pyoxigraph serializer returns when given no output file."""
     assert body is not None
@@ -110,19 +85,12 @@ def _written(body: bytes | None) -> bytes:
 
 
 def _solutions(answer: ox.QuerySolutions, job: Job, fmt: str) -> Answer:
+    """The first ``max_rows`` solutions of ``answer``, read once, written in ``fmt``."""
     names = [v.value for v in answer.variables]
-    rows = list(islice(answer, job.max_rows + 1))
+    rows = [tuple(row) for row in islice(answer, job.max_rows + 1)]
     truncated = len(rows) > job.max_rows
     rows = rows[: job.max_rows]
-    bindings = [
-        {name: term_json(row[name]) for name in names if row[name] is not None} for row in rows
-    ]
-    document = {"head": {"vars": names}, "results": {"bindings": bindings}}
-    body = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    if fmt != "json":  # the engine writes the other formats, from the capped rows
-        parsed = ox.parse_query_results(body, ox.QueryResultsFormat.JSON)
-        body = _written(parsed.serialize(format=RESULTS_FORMATS[fmt]))
-    return Answer("solutions", fmt, body, len(rows), truncated)
+    return Answer("solutions", fmt, results.write(fmt, names, rows), len(rows), truncated)
 
 
 def _triples(triples: Iterable[ox.Triple], job: Job, fmt: str) -> Answer:
@@ -152,7 +120,7 @@ def execute(store: Store, job: Job) -> Answer | Failure:
             if job.past is None
             else asof.run(store, job.past, job.query, job.substitutions)
         )
-        if isinstance(answer, ox.QueryTriples):
+        if isinstance(answer, Triples):
             if job.graph_format is None:
                 return Failure("not_acceptable", "", "graph")
             return _triples(answer, job, job.graph_format)

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator
 import pyoxigraph as ox
 from flask import Blueprint, Response, request
 
-from benchgraph.store import Change, EmbeddedStore, StoreError
+from benchgraph.store import Change, EmbeddedStore, StoreError, Triples
 from server.backend import current
 from server.errors import ApiError
 from server.holding import HeldStore
@@ -93,7 +93,7 @@ def query() -> Response:
         raise ApiError(400, f"malformed query: {error}") from None
     except StoreError as error:
         raise ApiError(503, str(error)) from None
-    if isinstance(answer, ox.QueryTriples):
+    if isinstance(answer, Triples):
         body = answer.serialize(format=ox.RdfFormat.N_TRIPLES)
         return Response(body, content_type="application/n-triples")
     body = answer.serialize(format=ox.QueryResultsFormat.JSON)

@@ -10,8 +10,9 @@
   source pages and its latest changes (linking the changes feed), and with ``asOf`` (a date
   or date-time) draws its leaderboards as the versions current then give them.
 
-The pages' SPARQL lives in ``queries/site/*.rq``; the resource is bound, never spliced in. Answers
-are cached per store generation. Values are shown as published (``bg:publishedValue``).
+The pages' SPARQL lives in ``queries/site/*.rq``; the resource is written into it as one RDF
+term (:func:`benchgraph.sparqltext.substitute`), never as text. Answers are cached per store
+generation. Values are shown as published (``bg:publishedValue``).
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ dumps with its history) as distributions.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pyoxigraph as ox
@@ -51,18 +52,32 @@ def triples(base: str, id_base: str, figures: Figures, license: str = "") -> lis
     ``license``, when not empty, is stated as the dataset's ``dcterms:license``.
     """
     dataset = ox.NamedNode(base + "void#dataset")
-    out: list[ox.Triple] = []
+    return [
+        *_dataset(dataset, base, id_base, figures, license),
+        *_partitions(dataset, figures),
+        *_distributions(dataset, base),
+    ]
 
-    def add(s: ox.NamedNode | ox.BlankNode, p: str, o: ox.NamedNode | ox.BlankNode | ox.Literal):
-        out.append(ox.Triple(s, ox.NamedNode(p), o))
 
-    def count(n: int) -> ox.Literal:
-        return ox.Literal(str(n), datatype=ox.NamedNode(V.XSD + "integer"))
+Subject = ox.NamedNode | ox.BlankNode
 
-    add(dataset, V.type_, ox.NamedNode(VOID + "Dataset"))
-    add(dataset, V.type_, ox.NamedNode(DCAT + "Dataset"))
-    add(dataset, V.title, ox.Literal("benchgraph"))
-    add(
+
+def _triple(s: Subject, p: str, o: ox.NamedNode | ox.BlankNode | ox.Literal) -> ox.Triple:
+    return ox.Triple(s, ox.NamedNode(p), o)
+
+
+def _count(n: int) -> ox.Literal:
+    return ox.Literal(str(n), datatype=ox.NamedNode(V.XSD + "integer"))
+
+
+def _dataset(
+    dataset: ox.NamedNode, base: str, id_base: str, figures: Figures, license: str
+) -> Iterator[ox.Triple]:
+    """What the dataset is: its kinds, title, size, endpoint, vocabularies and examples."""
+    yield _triple(dataset, V.type_, ox.NamedNode(VOID + "Dataset"))
+    yield _triple(dataset, V.type_, ox.NamedNode(DCAT + "Dataset"))
+    yield _triple(dataset, V.title, ox.Literal("benchgraph"))
+    yield _triple(
         dataset,
         V.description,
         ox.Literal(
@@ -70,42 +85,49 @@ def triples(base: str, id_base: str, figures: Figures, license: str = "") -> lis
             f"per source page (benchgraph {__version__})."
         ),
     )
-    add(dataset, VOID + "triples", count(figures.triples))
-    add(dataset, VOID + "entities", count(figures.entities))
-    add(dataset, VOID + "uriSpace", ox.Literal(id_base))
-    add(dataset, VOID + "sparqlEndpoint", ox.NamedNode(base + "sparql"))
+    yield _triple(dataset, VOID + "triples", _count(figures.triples))
+    yield _triple(dataset, VOID + "entities", _count(figures.entities))
+    yield _triple(dataset, VOID + "uriSpace", ox.Literal(id_base))
+    yield _triple(dataset, VOID + "sparqlEndpoint", ox.NamedNode(base + "sparql"))
     for vocabulary in VOCABULARIES:
-        add(dataset, VOID + "vocabulary", ox.NamedNode(vocabulary))
+        yield _triple(dataset, VOID + "vocabulary", ox.NamedNode(vocabulary))
     if figures.modified is not None:
-        add(dataset, V.modified, figures.modified)
+        yield _triple(dataset, V.modified, figures.modified)
     if license:
-        add(dataset, V.DCTERMS + "license", ox.NamedNode(license))
+        yield _triple(dataset, V.DCTERMS + "license", ox.NamedNode(license))
     for example in figures.examples:
         if example.startswith(id_base):
-            add(dataset, VOID + "exampleResource", ox.NamedNode(example))
+            yield _triple(dataset, VOID + "exampleResource", ox.NamedNode(example))
+
+
+def _partitions(dataset: ox.NamedNode, figures: Figures) -> Iterator[ox.Triple]:
+    """A class partition per class (its entities), a subset per named graph (its triples)."""
     for cls, entities in figures.classes:
         partition = ox.BlankNode()
-        add(dataset, VOID + "classPartition", partition)
-        add(partition, VOID + "class", ox.NamedNode(cls))
-        add(partition, VOID + "entities", count(entities))
+        yield _triple(dataset, VOID + "classPartition", partition)
+        yield _triple(partition, VOID + "class", ox.NamedNode(cls))
+        yield _triple(partition, VOID + "entities", _count(entities))
     for graph, graph_triples, source in figures.graphs:
         subset = ox.NamedNode(graph)
-        add(dataset, VOID + "subset", subset)
-        add(subset, V.type_, ox.NamedNode(VOID + "Dataset"))
-        add(subset, VOID + "triples", count(graph_triples))
+        yield _triple(dataset, VOID + "subset", subset)
+        yield _triple(subset, V.type_, ox.NamedNode(VOID + "Dataset"))
+        yield _triple(subset, VOID + "triples", _count(graph_triples))
         if source is not None:
-            add(subset, V.wasDerivedFrom, ox.NamedNode(source))
+            yield _triple(subset, V.wasDerivedFrom, ox.NamedNode(source))
+
+
+def _distributions(dataset: ox.NamedNode, base: str) -> Iterator[ox.Triple]:
+    """A data dump and a DCAT distribution per dump the server offers."""
     for key, url, history in dump_urls(base):
         m = media.BY_KEY[key]
         what = "with every earlier version of every page" if history else "as it is now"
-        add(dataset, VOID + "dataDump", ox.NamedNode(url))
+        yield _triple(dataset, VOID + "dataDump", ox.NamedNode(url))
         distribution = ox.BlankNode()
-        add(dataset, DCAT + "distribution", distribution)
-        add(distribution, V.type_, ox.NamedNode(DCAT + "Distribution"))
-        add(distribution, DCAT + "downloadURL", ox.NamedNode(url))
-        add(distribution, DCAT + "mediaType", ox.NamedNode(IANA + m.mime))
+        yield _triple(dataset, DCAT + "distribution", distribution)
+        yield _triple(distribution, V.type_, ox.NamedNode(DCAT + "Distribution"))
+        yield _triple(distribution, DCAT + "downloadURL", ox.NamedNode(url))
+        yield _triple(distribution, DCAT + "mediaType", ox.NamedNode(IANA + m.mime))
         name = m.label.split(" (")[0]
-        add(distribution, V.title, ox.Literal(f"the whole dataset {what}, as {name}"))
+        yield _triple(distribution, V.title, ox.Literal(f"the whole dataset {what}, as {name}"))
         if m.w3c:
-            add(distribution, V.DCTERMS + "format", ox.NamedNode(m.w3c))
-    return out
+            yield _triple(distribution, V.DCTERMS + "format", ox.NamedNode(m.w3c))

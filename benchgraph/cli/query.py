@@ -19,7 +19,7 @@ from benchgraph import vocab as V
 from benchgraph.cli.console import EXIT_OK, store_option
 from benchgraph.media import GRAPH_FORMATS, RESULTS_FORMATS
 from benchgraph.queries import NamedQuery, QueryError
-from benchgraph.store import Answer, notice, open_store
+from benchgraph.store import Answer, Triples, notice, open_store
 
 # The formats each query form is printed in; the first is its default. ``table`` and ``csv``
 # print each term's value; ``tsv`` and ``json`` are the W3C SPARQL 1.1 Query Results formats.
@@ -123,7 +123,7 @@ def run_query(args: argparse.Namespace) -> int:
 def write(answer: Answer, fmt: str) -> None:
     """Print ``answer`` on stdout in the format ``fmt`` (one that fits its form)."""
     out = sys.stdout.buffer
-    if isinstance(answer, ox.QueryTriples):
+    if isinstance(answer, Triples):
         ox.serialize(answer, out, GRAPH_FORMATS[fmt], prefixes=V.PREFIXES)
     elif fmt in ("json", "tsv"):
         answer.serialize(out, RESULTS_FORMATS[fmt])

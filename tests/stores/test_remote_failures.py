@@ -12,8 +12,10 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -233,3 +235,31 @@ def check_whole_pages(store: RemoteStore) -> int:
         assert graph.replace("/graph/", "/report/") in graphs, graph
     assert len([g for g in graphs if g != V.ID + "versions"]) == 2 * len(pages)  # + catalogue
     return len(pages)
+
+
+def test_a_graph_answer_that_cannot_be_read_is_a_store_error() -> None:
+    # A CONSTRUCT answer is read when it arrives, not as it is iterated: a malformed one is the
+    # server's fault (StoreError), never taken for a malformed query (SyntaxError).
+    class Garbled(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/n-triples")
+            self.end_headers()
+            self.wfile.write(b"<http://example.org/s> <http://example.org/p> unquoted .\n")
+
+    garbled = ThreadingHTTPServer(("127.0.0.1", 0), Garbled)
+    threading.Thread(target=garbled.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{garbled.server_address[1]}/query"
+    try:
+        store = RemoteStore(Endpoints.of(url), retries=0, check=False)
+        with pytest.raises(
+            StoreError, match=re.escape(f"{url} sent an answer that cannot be read")
+        ):
+            store.query("CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }", default_graph=())
+    finally:
+        garbled.shutdown()
+        garbled.server_close()
