@@ -21,7 +21,14 @@ DEFAULT_STALE_DAYS = 180
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the ``validate`` and ``audit`` commands to the ``benchgraph`` command line."""
+    """Add the ``validate``, ``audit`` and ``repair`` commands to the ``benchgraph`` command
+    line."""
+    _add_validate(commands)
+    _add_audit(commands)
+    _add_repair(commands)
+
+
+def _add_validate(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     validate = commands.add_parser(
         "validate",
         help="re-validate the whole store against the current shapes",
@@ -44,6 +51,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     store_option(validate)
     validate.set_defaults(handler=run_validate)
 
+
+def _add_audit(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     audit_ = commands.add_parser(
         "audit",
         help="the provenance audit: self-reported results, missing origins, stale pages …",
@@ -71,6 +80,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     store_option(audit_)
     audit_.set_defaults(handler=run_audit)
 
+
+def _add_repair(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     repair = commands.add_parser(
         "repair",
         help="check the merged view against the page graphs, and rebuild what differs",
