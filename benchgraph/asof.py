@@ -28,6 +28,7 @@ from datetime import UTC, datetime, timedelta
 
 import pyoxigraph as ox
 
+from benchgraph import versions
 from benchgraph import vocab as V
 from benchgraph.queries import VERSION_MOMENTS, NamedQuery, reads_past
 from benchgraph.sparqltext import substitute
@@ -76,8 +77,6 @@ def moment(text: str) -> datetime:
 
 def prepare(store: Store, asked: Past) -> ox.Store:
     """The dataset ``asked`` reads, in memory (see the module's docstring). Raises StoreError."""
-    from benchgraph import versions  # the versions catalogue (it imports the store)
-
     scope = ox.NamedNode(asked.scope) if asked.scope else None
     pages = versions.read_all(store, scope)
     dataset = ox.Store()
