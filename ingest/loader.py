@@ -22,11 +22,11 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Literal
 
 import pyoxigraph as ox
 
 from benchgraph import graphs, iris, validation, versions
+from benchgraph.outcomes import Outcome
 from benchgraph.store import Change, EmbeddedStore, Store, StoreError, is_remote
 from benchgraph.versions import Activity
 from ingest import radar, sota2
@@ -34,28 +34,10 @@ from ingest.mapper import map_page
 from ingest.records import Page, PageError
 
 PARSERS = (sota2, radar)
-# kept: a version older than the current one, kept as history only.
-Status = Literal["loaded", "unchanged", "kept", "refused", "unreadable", "skipped"]
 KEPT = "kept as history (older than the current version)"  # as the summary line says it
 # Folders a walk passes by, besides hidden ones, stores and virtualenvs: build output and
 # installed packages, which hold no pages of their own.
 BUILD_FOLDERS = frozenset({"build", "dist", "__pycache__", "node_modules", "site-packages"})
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What happened to one input."""
-
-    origin: str
-    status: Status
-    message: str = ""
-    results: int = 0
-    graph: str | None = None
-    findings: tuple[validation.Finding, ...] = ()  # warnings and infos of an accepted page
-    warnings: tuple[str, ...] = ()  # what the parser read past on an accepted page
-    page: str = ""  # the page's identity, once it is known (loaded or unchanged)
-    reasons: tuple[str, ...] = ()  # why it is refused: the parse error, or each violation
-    not_a_page: bool = False  # refused (or skipped) because no format recognises it
 
 
 class NotAPage(PageError):

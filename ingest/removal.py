@@ -21,13 +21,13 @@ from urllib.parse import unquote
 import pyoxigraph as ox
 
 from benchgraph import graphs, iris, queries, versions
+from benchgraph.outcomes import Removal
 from benchgraph.store import Store
 from benchgraph.validation import now
 from ingest.loader import read_page
 from ingest.records import PageError
 
 NameKind = Literal["file", "source", "graph", "page"]
-Status = Literal["removed", "not found"]
 
 _IRI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")
 _HOW = "a page is named by its file, its source's IRI or URL, or its page graph's IRI"
@@ -48,21 +48,6 @@ class PageName:
     kind: NameKind
     source: str
     key: str = ""
-
-
-@dataclass(frozen=True)
-class Removal:
-    """What happened to one page named: removed (one per page, so a source URL can give
-    several), or not found (one per name that names no page in the store). A page named
-    again by a later name is ``named_above``: it is listed there, not removed twice."""
-
-    given: str
-    status: Status
-    message: str
-    page: str = ""  # the page's identity
-    graph: str | None = None
-    results: int = 0
-    named_above: bool = False
 
 
 def page_name(given: str) -> PageName:

@@ -17,14 +17,18 @@ from collections.abc import Mapping
 from flask import Flask
 
 from benchgraph import queries, settings
+from benchgraph.outcomes import Gate
+from benchgraph.settings import SettingError
 from server import cors, docs, dumps, errors, feed, linked, named, pages, private, site, sparql
 from server.backend import Backend
 
 
-def create_app(config: Mapping[str, object] | None = None) -> Flask:
+def create_app(config: Mapping[str, object] | None = None, gate: Gate | None = None) -> Flask:
     """Return a configured benchgraph app.
 
-    ``config`` maps setting names (see ``benchgraph.settings``) to values. Raises SettingError
+    ``config`` maps setting names (see ``benchgraph.settings``) to values; ``gate`` is what
+    the write API runs a page posted through (:class:`ingest.gate.IngestGate`, which
+    ``benchgraph serve`` gives), needed only with ``write_token_file``. Raises SettingError
     for a bad setting (a write token file that is not private, say) and QueryError for a named
     query whose header is malformed. The app's query workers start on first use;
     ``app.extensions["benchgraph"].pool.close()`` stops them.
@@ -53,6 +57,11 @@ def create_app(config: Mapping[str, object] | None = None) -> Flask:
     app.register_blueprint(feed.blueprint)
     app.register_blueprint(private.blueprint)
     if token is not None:
-        pages.register(app, token)
+        if gate is None:
+            raise SettingError(
+                "setting write_token_file: the write API needs the ingest's gate, which "
+                "`benchgraph serve` gives the app (create_app(config, gate=IngestGate()))"
+            )
+        pages.register(app, token, gate)
     cors.register(app, str(values["cors_origins"]))
     return app

@@ -9,10 +9,10 @@ is one transaction, and the answer is sent once the readers see it.
 
 - ``POST /pages[?name=N]``: the body is one page's bytes, its format found from its content as
   at ingest; ``name`` is what messages call it. It passes the gate ``benchgraph ingest`` uses
-  (:func:`ingest.loader.prepare_bytes`: parse, map, SHACL). 201 loaded, with ``Location`` (its
-  source document's resource); 200 unchanged (the same bytes are in the store) or kept (a
-  version older than the current one, kept as history only); 422 refused by
-  the gate, its reasons in ``messages``; 415 no page at all; 413 a body over
+  (parse, map, SHACL: the :class:`benchgraph.outcomes.Gate` the app is given). 201 loaded,
+  with ``Location`` (its source document's resource); 200 unchanged (the same bytes are in
+  the store) or kept (a version older than the current one, kept as history only); 422
+  refused by the gate, its reasons in ``messages``; 415 no page at all; 413 a body over
   ``max_request_bytes``.
 - ``DELETE /pages/<page>``: the page whose identity is ``page`` (as ``benchgraph remove``
   prints it, ``radar/composet``) is withdrawn with its validation report, as that command
@@ -28,11 +28,9 @@ import stat
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
 from benchgraph import iris
+from benchgraph.outcomes import Gate, Outcome
 from benchgraph.settings import SettingError
 from benchgraph.store import EmbeddedStore, is_remote
-from ingest.loader import Outcome, Write, prepare_bytes
-from ingest.removal import page_named, remove_pages
-from ingest.tally import Tally
 from server.backend import current
 from server.errors import ApiError
 from server.holding import HeldStore
@@ -40,6 +38,7 @@ from server.workers import WorkerPool
 
 blueprint = Blueprint("pages", __name__)
 _TOKEN = "benchgraph.write_token"
+_GATE = "benchgraph.gate"
 _REALM = 'Bearer realm="benchgraph pages"'
 # What messages call a page posted without ?name=.
 UNNAMED = "the page sent"
@@ -92,10 +91,16 @@ def enabled() -> bool:
     return _TOKEN in current_app.extensions
 
 
-def register(app: Flask, token: str) -> None:
-    """Add the write API to ``app``, taking requests that carry ``token``."""
+def register(app: Flask, token: str, gate: Gate) -> None:
+    """Add the write API to ``app``, taking requests that carry ``token`` through ``gate``."""
     app.extensions[_TOKEN] = token
+    app.extensions[_GATE] = gate
     app.register_blueprint(blueprint)
+
+
+def _gate() -> Gate:
+    found: Gate = current_app.extensions[_GATE]
+    return found
 
 
 def _held() -> HeldStore:
@@ -128,19 +133,16 @@ def load() -> tuple[Response, int] | Response:
     """Load the page of the body, as ``benchgraph ingest`` loads a file."""
     held = _held()
     origin = request.args.get("name") or UNNAMED
-    item = prepare_bytes(held.store, request.get_data(), origin)
-    if isinstance(item, Write):
-        change = item.change
+    prepared = _gate().prepare(held.store, request.get_data(), origin)
+    change = prepared.change
+    if change is not None:
 
         def write(store: EmbeddedStore) -> None:
             store.write(change)
 
         held.write(write)
         held.publish()  # answered once the readers see the page
-        item = item.outcome
-    tally = Tally(verbose=True)
-    tally.add(item)
-    return _answer(item, tally.summary(listed=True))
+    return _answer(prepared.outcome, prepared.summary)
 
 
 def _answer(outcome: Outcome, summary: str) -> tuple[Response, int] | Response:
@@ -179,8 +181,8 @@ def _answer(outcome: Outcome, summary: str) -> tuple[Response, int] | Response:
 def withdraw(page: str) -> Response:
     """Remove the page whose identity is ``page``, as ``benchgraph remove`` removes it."""
     held = _held()
-    name = page_named(page)
-    removals = held.write(lambda store: list(remove_pages(store, [name])))
+    gate = _gate()
+    removals = held.write(lambda store: gate.withdraw(store, page))
     removed = [r for r in removals if r.status == "removed"]
     if not removed:
         raise ApiError(404, removals[0].message, page=page)

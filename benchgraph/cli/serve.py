@@ -123,13 +123,14 @@ def serve(
 def run_serve(args: argparse.Namespace) -> int:
     """Handler of ``benchgraph serve``."""
     # The app is imported here, not at the top: every other command starts without Flask.
+    from ingest.gate import IngestGate
     from server.app import create_app
     from server.named import Warmer
     from server.workers import WorkerPool
 
     explicit = {name: getattr(args, name, None) for name in settings.SERVE}
     try:
-        app = create_app(explicit)
+        app = create_app(explicit, gate=IngestGate())
     except settings.SettingError as error:
         sys.stderr.write(f"benchgraph: error: {error}\n")
         return EXIT_ERROR

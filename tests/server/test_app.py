@@ -123,6 +123,25 @@ def test_unknown_and_invalid_settings_are_refused(scratch_store: Path) -> None:
         create_app({"store": str(scratch_store), "max_rows": 0})
 
 
+def test_the_write_api_needs_the_gate_it_runs_pages_through(
+    scratch_store: Path, tmp_path: Path
+) -> None:
+    """The server imports no parser: the ingest's gate is given to the app, by `serve`."""
+    from ingest.gate import IngestGate
+
+    token = tmp_path / "token"
+    token.write_text("s3cret\n")
+    token.chmod(0o600)
+    config = {"store": str(scratch_store), "write_token_file": str(token), "workers": 1}
+    with pytest.raises(settings.SettingError, match="the write API needs the ingest's gate"):
+        create_app(config)
+    app = create_app(config, gate=IngestGate())
+    try:
+        assert "pages.load" in app.view_functions
+    finally:
+        app.extensions["benchgraph"].pool.close()
+
+
 def test_the_configuration_doc_lists_every_setting_in_its_table() -> None:
     # The write token's row once stood in the threat model's table, and passed for present.
     section = doc("configuration.md")
