@@ -182,26 +182,7 @@ def measure_ingest(
     if baseline is None:
         times = repeated(run, repeat, warmup)
     else:
-        base_store, base_rss = work / "baseline-store", []
-        binary = baseline / ".venv" / "bin" / "benchgraph"
-
-        def base() -> float:
-            seconds, peak = ingest_once(pages, base_store, binary)
-            base_rss.append(peak)
-            return seconds
-
-        if warmup:
-            run(), base()
-        pairs = [(run(), base()) for _ in range(repeat)]
-        times, base_times = [a for a, _ in pairs], [b for _, b in pairs]
-        before = {
-            "checkout": str(baseline),
-            "revision": _revision(baseline),
-            "ingest_s": stats(base_times),
-            "peak_rss_mb": stats([r / 2**20 for r in base_rss[-repeat:]]),
-            "store_mb": du(base_store) / 2**20,
-        }
-        shutil.rmtree(base_store, ignore_errors=True)
+        times, before = _with_baseline(run, pages, work, repeat, warmup, baseline)
     rss = rss[-repeat:]
     nquads = work / "store.nq"
     export(store, nquads)
@@ -230,6 +211,34 @@ def measure_ingest(
             ingest_s["median"] / before["ingest_s"]["median"] if before else None
         ),
     }
+
+
+def _with_baseline(
+    run: Callable[[], float], pages: Path, work: Path, repeat: int, warmup: bool, baseline: Path
+) -> tuple[list[float], dict[str, Any]]:
+    """This checkout's ingest times (``run``) taken in turn with the ``baseline`` checkout's
+    on the same ``pages``, and what the baseline's runs measured."""
+    base_store, base_rss = work / "baseline-store", []
+    binary = baseline / ".venv" / "bin" / "benchgraph"
+
+    def base() -> float:
+        seconds, peak = ingest_once(pages, base_store, binary)
+        base_rss.append(peak)
+        return seconds
+
+    if warmup:
+        run(), base()
+    pairs = [(run(), base()) for _ in range(repeat)]
+    times, base_times = [a for a, _ in pairs], [b for _, b in pairs]
+    before = {
+        "checkout": str(baseline),
+        "revision": _revision(baseline),
+        "ingest_s": stats(base_times),
+        "peak_rss_mb": stats([r / 2**20 for r in base_rss[-repeat:]]),
+        "store_mb": du(base_store) / 2**20,
+    }
+    shutil.rmtree(base_store, ignore_errors=True)
+    return times, before
 
 
 def _revision(checkout: Path) -> str:
@@ -373,40 +382,8 @@ def measure_queries(
             series: list[str | None] = (
                 list(values[param]) if param else [None] * (settings.requests + 1)
             )
-            row: dict[str, Any] = {"parameter": param, "distinct_values": len(series) - 1}
-            for kind, base in (("benchgraph", bg_url), ("oxigraph", ox_url)):
-                log(f"  {name} on {kind}")
-                target = Target(kind, base, name, texts[name])
-
-                def load(
-                    clients: int, t: Target = target, s: list[str | None] = series
-                ) -> Callable[[], float]:
-                    return lambda: throughput(t, s, clients, settings.each)
-
-                budget = settings.latency_budget
-                row[kind] = {
-                    "uncached": latency(target, series, False, budget),
-                    "cached": latency(target, series[: settings.requests + 1], True, budget),
-                }
-                # Heavy answers are not hammered: 8 clients × 25 requests of a 2 s query on 2
-                # cores would take minutes and say nothing the latency does not. The
-                # throughput asks the values the uncached series asked: benchgraph answers
-                # them from its cache, the peer computes them again.
-                answered = "cached" if kind == "benchgraph" else "uncached"
-                # Written so that a series with no answer (p50 NaN) counts as slow.
-                slow = not row[kind][answered]["p50_ms"] <= settings.throughput_max_ms
-                for key, clients in (("throughput_1_qps", 1), ("throughput_qps", settings.clients)):
-                    row[kind][key] = (
-                        None if slow else stats(repeated(load(clients), settings.repeat))
-                    )
-            bg, peer = row["benchgraph"], row["oxigraph"]
-            row["same_rows"] = same_rows(bg, peer)
-            row["ratio_p50_uncached"] = bg["uncached"]["p50_ms"] / peer["uncached"]["p50_ms"]
-            row["ratio_p50_cached"] = bg["cached"]["p50_ms"] / peer["cached"]["p50_ms"]
-            for key in ("throughput_1", "throughput"):
-                mine, theirs = bg[f"{key}_qps"], peer[f"{key}_qps"]
-                row[f"ratio_{key}"] = mine["median"] / theirs["median"] if mine and theirs else None
-            out[name] = row
+            targets = {"benchgraph": bg_url, "oxigraph": ox_url}
+            out[name] = _measure_query(name, texts[name], param, series, targets, settings)
         user = measure_user_query(store, bg_url, ox_url, settings)
         for server in servers:
             server.stop()
@@ -418,6 +395,50 @@ def measure_queries(
             server.stop()
         shutil.rmtree(peer_store, ignore_errors=True)
     return out, warmed, user
+
+
+def _measure_query(
+    name: str,
+    text: str,
+    param: str | None,
+    series: list[str | None],
+    targets: dict[str, str],
+    settings: QuerySettings,
+) -> dict[str, Any]:
+    """One named query's latency and throughput on each server of ``targets`` (kind: base
+    URL), asked the values of ``series``, and their ratios."""
+    row: dict[str, Any] = {"parameter": param, "distinct_values": len(series) - 1}
+    for kind, base in targets.items():
+        log(f"  {name} on {kind}")
+        target = Target(kind, base, name, text)
+
+        def load(
+            clients: int, t: Target = target, s: list[str | None] = series
+        ) -> Callable[[], float]:
+            return lambda: throughput(t, s, clients, settings.each)
+
+        budget = settings.latency_budget
+        row[kind] = {
+            "uncached": latency(target, series, False, budget),
+            "cached": latency(target, series[: settings.requests + 1], True, budget),
+        }
+        # Heavy answers are not hammered: 8 clients × 25 requests of a 2 s query on 2
+        # cores would take minutes and say nothing the latency does not. The
+        # throughput asks the values the uncached series asked: benchgraph answers
+        # them from its cache, the peer computes them again.
+        answered = "cached" if kind == "benchgraph" else "uncached"
+        # Written so that a series with no answer (p50 NaN) counts as slow.
+        slow = not row[kind][answered]["p50_ms"] <= settings.throughput_max_ms
+        for key, clients in (("throughput_1_qps", 1), ("throughput_qps", settings.clients)):
+            row[kind][key] = None if slow else stats(repeated(load(clients), settings.repeat))
+    bg, peer = row["benchgraph"], row["oxigraph"]
+    row["same_rows"] = same_rows(bg, peer)
+    row["ratio_p50_uncached"] = bg["uncached"]["p50_ms"] / peer["uncached"]["p50_ms"]
+    row["ratio_p50_cached"] = bg["cached"]["p50_ms"] / peer["cached"]["p50_ms"]
+    for key in ("throughput_1", "throughput"):
+        mine, theirs = bg[f"{key}_qps"], peer[f"{key}_qps"]
+        row[f"ratio_{key}"] = mine["median"] / theirs["median"] if mine and theirs else None
+    return row
 
 
 def measure_user_query(
