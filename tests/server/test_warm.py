@@ -27,7 +27,7 @@ from support import EXAMPLES, PATIENCE, REPO, run_cli
 from benchgraph.queries import NamedQuery, catalogue
 from benchgraph.remote import RemoteStore
 from ingest.loader import ingest_file
-from server.backend import CACHE_ENTRY_BYTES, Cache
+from server.cache import CACHE_ENTRY_BYTES, Cache
 from server.engine import Answer
 from server.named import cache_key, parameterless
 
