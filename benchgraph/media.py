@@ -1,5 +1,5 @@
 """Media types: the one table that content negotiation, the Service Description, the OpenAPI
-document and the README read.
+document and the docs read.
 
 Each entry serves one kind of answer: ``results`` (SELECT and ASK), ``graph`` (CONSTRUCT,
 DESCRIBE and the Service Description), ``page`` (HTML for browsers), ``api`` (JSON documents

@@ -1,7 +1,7 @@
 """Settings, declared once as data: name, default, help, and the kind of value.
 
 Each is read from the environment as ``BENCHGRAPH_<NAME>`` unless given explicitly; the same
-table feeds validation, ``--help`` and the README's configuration table.
+table feeds validation, ``--help`` and the configuration table of docs/configuration.md.
 """
 
 from __future__ import annotations
@@ -316,7 +316,7 @@ def resolve(
 
 
 def markdown_rows() -> list[str]:
-    """The README's configuration table rows, one per setting."""
+    """The rows of the configuration table (docs/configuration.md), one per setting."""
     rows = []
     for s in SETTINGS:
         default = f"`{s.default}`" if s.default else "(empty)"
