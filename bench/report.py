@@ -386,9 +386,10 @@ def history_tables(history: list[dict[str, Any]]) -> list[str]:
     for h in history:
         revision = h["second_versions"]
         before, after = h["store_bytes_one_version"], h["store_bytes_two_versions"]
+        first = f(h["first_ingest_s"]) if h.get("first_ingest_s") else "—"  # not always timed
         lines.append(
             f"| {h['pages']} | {revision['pages']} | {revision['values']} "
-            f"| {f(h['second_ingest_s'])} | {f(h['first_ingest_s'])} | {f(before / 1e6, 0)} "
+            f"| {f(h['second_ingest_s'])} | {first} | {f(before / 1e6, 0)} "
             f"| {f(after / 1e6, 0)} | {f(after / before)}× | {mmm(h['changes_s'])} "
             f"| {h['changes_rows']} ({h['changes_changed']} changed) "
             f"| {yes_no(h['changes_changed'] == revision['values'])} |"
