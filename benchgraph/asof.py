@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import pyoxigraph as ox
 
@@ -67,12 +67,10 @@ def past(named: NamedQuery, bindings: Mapping[str, Term]) -> Past | None:
 def moment(text: str) -> datetime:
     """The instant a moment given as ``text`` (an xsd:date or xsd:dateTime, as the ``moment``
     parameter type writes it) stands for: a date's last instant, UTC; a date-time as such."""
-    found = datetime.fromisoformat(text)
-    if found.tzinfo is None:
-        found = found.replace(tzinfo=UTC)
-    if "T" not in text:
-        found += timedelta(days=1, microseconds=-1)
-    return found
+    found = versions.instant(text)
+    if found is None:
+        raise ValueError(f"not a date or a date-time: {text!r}")
+    return found if "T" in text else found + timedelta(days=1, microseconds=-1)
 
 
 def prepare(store: Store, asked: Past) -> ox.Store:

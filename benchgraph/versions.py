@@ -204,19 +204,19 @@ def read_all(store: Store, scope: ox.NamedNode | None = None) -> list[Versions]:
             queries.internal("pages-mentioning"), {**bindings, "scope": scope}, default_graph=()
         )
         assert isinstance(found, ox.QuerySolutions)
-        keys = sorted(k for k in (_key(_text(row["source"])) for row in found) if k)
+        keys = sorted(k for k in (key_of(_text(row["source"])) for row in found) if k)
         return [read(store, key) for key in keys]
     answer = store.query(queries.internal("past-versions"), bindings, default_graph=())
     assert isinstance(answer, ox.QuerySolutions)
     rows: dict[str, list[ox.QuerySolution]] = {}
     for row in answer:
-        key = _key(_text(row["source"]))
+        key = key_of(_text(row["source"]))
         if key:
             rows.setdefault(key, []).append(row)
     return [_gathered(key, found) for key, found in sorted(rows.items())]
 
 
-def _key(source: str) -> str:
+def key_of(source: str) -> str:
     """The page key of the source document IRI ``source`` ("" for another IRI)."""
     return unquote(source[len(_SOURCES) :]) if source.startswith(_SOURCES) else ""
 

@@ -31,6 +31,7 @@ from werkzeug.http import is_resource_modified
 
 from benchgraph import asof, graphs, media, queries
 from benchgraph import vocab as V
+from benchgraph.versions import instant
 from server.backend import Backend, current
 from server.engine import Job, Term
 from server.named import cache_key, given, resolved
@@ -121,16 +122,6 @@ class Change:
             f"After: {after}.\n"
             f"Metric: {self.metric_label}. Result: {self.result}"
         )
-
-
-def instant(text: str) -> datetime | None:
-    """An xsd:date or xsd:dateTime lexical form as an aware datetime (a date: its start, UTC;
-    no zone: UTC); None for text that is neither."""
-    try:
-        found = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return found if found.tzinfo else found.replace(tzinfo=UTC)
 
 
 def rfc3339(when: datetime) -> str:

@@ -13,11 +13,10 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from urllib.parse import unquote
 
 import pyoxigraph as ox
 
-from benchgraph import queries, settings
+from benchgraph import queries, settings, versions
 from benchgraph import vocab as V
 from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, store_option
 from benchgraph.store import Store, notice, open_store
@@ -161,9 +160,9 @@ def page_key(store: Store, given: str) -> str:
     if name.key:
         return name.key
     source = ox.NamedNode(name.source).value
-    prefix = V.ID + "source/"
-    if source.startswith(prefix):
-        return unquote(source[len(prefix) :])
+    key = versions.key_of(source)
+    if key:
+        return key
     keys = [key for _, key, _ in pages_of(store, name)]
     if not keys:
         raise NoPage(f"{given}: no page has that source")
@@ -178,7 +177,6 @@ def page_key(store: Store, given: str) -> str:
 
 def run_history(args: argparse.Namespace) -> int:
     """Handler of ``benchgraph history``."""
-    from benchgraph import versions as catalogue
     from ingest.removal import UnnamedPage  # the parsers, when needed
 
     with open_store(settings.get("store", args.store), must_exist=True, notify=notice) as store:
@@ -190,7 +188,7 @@ def run_history(args: argparse.Namespace) -> int:
         except NoPage as error:
             sys.stderr.write(f"not found: {error}\n")
             return EXIT_REFUSED
-        known = catalogue.read(store, key)
+        known = versions.read(store, key)
         if not known.all:
             sys.stderr.write(f"not found: {args.page}: no version of page {key} in the store\n")
             return EXIT_REFUSED
