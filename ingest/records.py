@@ -11,7 +11,13 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 Direction = Literal["higher", "lower"]
-SourceFormat = Literal["sota2", "radar"]
+# The two page formats, then the formats of other publishers' result files.
+SourceFormat = Literal["sota2", "radar", "pwc-tables", "pwc-api", "model-index", "score-file"]
+# What reported a number: a paper, a model card (Hugging Face), or another document (a blog
+# post, a leaderboard, a technical report on a web page).
+SourceKind = Literal["paper", "model card", "document"]
+# What a published ± means. "not stated" when the source does not say.
+SpreadMeaning = Literal["standard deviation", "standard error", "confidence interval", "not stated"]
 
 
 class PageError(Exception):
@@ -60,6 +66,8 @@ class PaperRef:
     url: str | None = None
     title: str | None = None
     date: str | None = None  # ISO date as given, e.g. "2026-10-30"
+    kind: SourceKind = "paper"
+    arxiv_id: str | None = None  # e.g. "2101.00001", when the source gives it
 
 
 @dataclass(frozen=True)
@@ -74,10 +82,14 @@ class MetricDecl:
     """A metric as declared for the page's benchmark."""
 
     name: str
-    unit: str  # as published: "PERCENT", "SCALAR", "percent", "%", "毫秒", ...
-    direction: Direction
+    # As published: "PERCENT", "SCALAR", "percent", "%", "毫秒", ... None: the source states no
+    # unit (result files often do not); a blank text is a page's missing unit and is refused.
+    unit: str | None
+    direction: Direction | None  # None: neither the source nor the metric-name table says
     url: str | None = None
     chance_level: str | None = None  # decimal text, in the metric's unit
+    direction_inferred: bool = False  # read from the metric-name table, not from the source
+    benchmark: Benchmark | None = None  # None: the page's benchmark
 
 
 @dataclass(frozen=True)
@@ -111,6 +123,15 @@ class Interval:
 
 
 @dataclass(frozen=True)
+class Spread:
+    """A published ± half-width around a value, as decimal text."""
+
+    half_width: str
+    meaning: SpreadMeaning
+    text: str  # the cell as published, e.g. "0.8428 ± 0.0014"
+
+
+@dataclass(frozen=True)
 class ResultRecord:
     """One published number for one method."""
 
@@ -128,6 +149,12 @@ class ResultRecord:
     table: str = ""  # which table of the page it came from, e.g. "Recorded results", "Table 9"
     headline: bool = True  # part of the page's main results series (what its count declares)
     line: int = 0  # 1-based line in the page where the row stands
+    benchmark: Benchmark | None = None  # None: the page's benchmark
+    cell: str | None = None  # the cell as published, when it is more than the value ("2.31%")
+    spread: Spread | None = None
+    code_links: tuple[str, ...] = ()  # code repositories given for this result
+    verified: bool | None = None  # model-index: whether the hub verified the figure
+    location: str = ""  # where in a result file the row stands (a JSON or YAML path)
 
 
 @dataclass(frozen=True)
@@ -146,6 +173,15 @@ class AggregateRecord:
 
 
 @dataclass(frozen=True)
+class MethodRecord:
+    """A method a document describes apart from any result (the PWC API's methods)."""
+
+    name: str
+    full_name: str | None = None
+    origin: PaperRef | None = None
+
+
+@dataclass(frozen=True)
 class Page:
     """Everything one source page says, as records."""
 
@@ -155,9 +191,12 @@ class Page:
     title: str
     url: str | None
     data_updated: str | None  # ISO date or dateTime as published
-    benchmark: Benchmark
+    # The page's benchmark; for a result file, the first of its benchmarks (the others are
+    # named by the metrics and results that carry their own), or None for a file that holds
+    # papers and methods only.
+    benchmark: Benchmark | None
     metrics: tuple[MetricDecl, ...]
-    primary_metric: str
+    primary_metric: str | None  # of ``benchmark``; another benchmark's is its first metric
     results: tuple[ResultRecord, ...]
     declared_count: int  # N of "N of M" (sota2) / the page's recorded-result count (radar)
     total_count: int | None = None  # M of "N of M", when published
@@ -172,10 +211,24 @@ class Page:
     aggregates: tuple[AggregateRecord, ...] = ()
     sha256: str = ""
     warnings: tuple[PageWarning, ...] = ()  # what the parser read past, in page order
+    papers: tuple[PaperRef, ...] = ()  # papers the document names apart from its results
+    methods: tuple[MethodRecord, ...] = ()  # methods the document describes apart from results
+    task_parents: tuple[tuple[str, str], ...] = ()  # (subtask, task) pairs, as a file nests them
 
-    def metric(self, name: str) -> MetricDecl:
-        """Return the declared metric called ``name``; raise KeyError if there is none."""
+    def metric(self, name: str, benchmark: Benchmark | None = None) -> MetricDecl:
+        """Return the metric called ``name`` declared for ``benchmark`` (default: the page's);
+        raise KeyError if there is none."""
+        wanted = benchmark or self.benchmark
         for decl in self.metrics:
-            if decl.name == name:
+            if decl.name == name and (decl.benchmark or self.benchmark) == wanted:
                 return decl
         raise KeyError(name)
+
+    @property
+    def benchmarks(self) -> tuple[Benchmark, ...]:
+        """Every benchmark the page reports on, the page's own first, each once."""
+        found = [self.benchmark] if self.benchmark is not None else []
+        for decl in self.metrics:
+            if decl.benchmark is not None and decl.benchmark not in found:
+                found.append(decl.benchmark)
+        return tuple(found)

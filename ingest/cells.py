@@ -1,0 +1,98 @@
+"""A result value as other publishers' files write it, read into decimal text.
+
+Result files (Papers with Code tables, model cards, score files) write a value as a number, a
+numeric string (``"90.640"``, kept as published), a value with a ± half-width
+(``0.8428 ± 0.0014``), a percentage (``2.31%``) or a scaled count (``220k``, ``3.0m``). A cell that
+holds no single number (``-``, empty, ``(32.76 32.07)``) raises :class:`CellError` saying why,
+and the parser skips that row with a warning.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+from ingest.records import Spread, SpreadMeaning
+
+_NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
+_PLAIN = re.compile(rf"({_NUMBER})")
+_PERCENT = re.compile(rf"({_NUMBER})\s*%")
+_PLUS_MINUS = re.compile(rf"({_NUMBER})\s*(%?)\s*(?:±|\+/-|\+-)\s*({_NUMBER})\s*(%?)")
+_SCALED = re.compile(rf"({_NUMBER})\s*([kKmMbB])")
+_SCALES = {"k": 3, "m": 6, "b": 9}  # thousand, million, billion: counts, as files write them
+_MISSING = frozenset({"", "-", "–", "—", "n/a", "na", "none", "null", "?"})
+_SEVERAL = re.compile(rf"{_NUMBER}[\s,;/()]+{_NUMBER}")
+
+
+class CellError(ValueError):
+    """A cell that holds no single number; ``str()`` says why."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One value read from a cell."""
+
+    value: str  # decimal text: as published when the cell is a plain decimal
+    text: str  # the cell as published
+    percent: bool = False  # the cell carries a percent sign
+    spread: Spread | None = None
+    scaled: bool = False  # a count written with a k/m/b suffix
+
+    @property
+    def as_published(self) -> bool:
+        """Whether the value is the whole cell (then there is no need to keep the cell)."""
+        return self.value == self.text
+
+
+def read_cell(raw: object, meaning: SpreadMeaning = "not stated") -> Cell:
+    """Read ``raw`` (a JSON or YAML scalar: text, or a number kept as its text) as one value.
+
+    ``meaning`` is what a ± means in this source, when the source says. Raises CellError.
+    """
+    if isinstance(raw, bool) or raw is None or not isinstance(raw, str | int | float | Decimal):
+        raise CellError(f"{_shown(raw)} is not a number")
+    text = raw if isinstance(raw, str) else str(raw)
+    cell = text.strip()
+    if cell.lower() in _MISSING:
+        raise CellError("no value (empty)" if not cell else f"no value ({cell!r})")
+    if (found := _PLAIN.fullmatch(cell)) is not None:
+        return Cell(_decimal(found[1]), text)
+    if (found := _PERCENT.fullmatch(cell)) is not None:
+        return Cell(_decimal(found[1]), text, percent=True)
+    if (found := _PLUS_MINUS.fullmatch(cell)) is not None:
+        value, first, half, last = found.groups()
+        if first and not last:
+            raise CellError(f"{cell!r}: a percent value with a ± of no unit")
+        spread = Spread(_decimal(half), meaning, text)
+        return Cell(_decimal(value), text, percent=bool(last), spread=spread)
+    if (found := _SCALED.fullmatch(cell)) is not None:
+        number, suffix = found.groups()
+        scaled = Decimal(number).scaleb(_SCALES[suffix.lower()])
+        return Cell(_plain(scaled), text, scaled=True)
+    if _SEVERAL.search(cell):
+        raise CellError(f"{cell!r}: several values in one cell")
+    raise CellError(f"{cell!r} is not a number")
+
+
+def _decimal(text: str) -> str:
+    """``text`` as xsd:decimal text: unchanged unless it has an exponent."""
+    if "e" not in text.lower():
+        return text
+    try:
+        return _plain(Decimal(text))
+    except InvalidOperation:  # the patterns admit only numbers; kept for the type checker
+        raise CellError(f"{text!r} is not a number") from None
+
+
+def _plain(number: Decimal) -> str:
+    """A Decimal in positional notation (``1E+3`` as ``1000``)."""
+    return format(number, "f")
+
+
+def _shown(raw: object) -> str:
+    if raw is None:
+        return "null"
+    if isinstance(raw, bool):
+        return "true" if raw else "false"
+    return f"a {type(raw).__name__}"
