@@ -74,8 +74,8 @@ _SOURCE_FOLDERS = {"paper": "paper", "model card": "card", "document": "document
 def paper(ref: PaperRef) -> str:
     """IRI of a reporting or origin source. A paper: its 24-hex source ID if it has one, else
     its arXiv ID (``paper/arxiv-1810.04805``: result files of different formats that cite one
-    arXiv paper meet on it), else its normalised title, else its URL. A model card or another document: its
-    normalised title, else its URL.
+    arXiv paper meet on it), else its normalised title, else its URL. A model card or another
+    document: its normalised title, else its URL.
 
     Raises ValueError for a reference with none of these.
     """
