@@ -1,0 +1,404 @@
+"""Parser for Hugging Face model-card ``model-index:`` blocks (YAML).
+
+A model card's front matter may hold a ``model-index:`` list: per model its ``name`` and its
+``results``, each one task (``task.type``, ``task.name``) on one dataset (``dataset.type``,
+``name``, ``config``, ``split``, ``revision``, ``args``) with a list of ``metrics`` (``type``,
+``value``, ``name``, ``config``, ``args``, ``verified``) and at times the ``source`` (``name``,
+``url``) the figures were taken from. The parser reads the block as cut from a card (a YAML
+document with a top-level ``model-index`` key) or a whole card (a ``README.md`` whose ``---``
+front matter holds the key).
+
+What each part becomes:
+
+- The model's ``name`` is the method (with several models in one block, each its own).
+- Benchmark: the task (``name``, else ``type``) on the dataset (``name``, else ``type``) and its
+  split: ``dataset.split``, or the split a metric's name names (``Test WER``). When both name
+  one and they differ (``Val PER`` on a dataset whose split is ``test``), the metric's name is
+  the more particular and wins, with a warning.
+- Metric: its ``name``, else its ``type``. The unit is ``%`` when the value or the name carries a
+  percent sign, else None (cards state no unit). The direction is inferred from the name, then
+  the type (``SER``, type ``Slot Error Rate``: lower), else None. ``verified`` is kept.
+- Configuration: ``task args``; ``dataset config``, ``dataset revision``, ``dataset args``;
+  ``metric config``, ``metric args`` (a mapping or a list of them as ``args.<key>`` settings);
+  and the ``type`` of a task, dataset or metric labelled by its ``name`` when the type says
+  something else (``dataset type`` = ``HuggingFaceH4/ifeval`` for ``IFEval (0-Shot)``).
+- Reporting source: the card (kind "model card", titled "<first model's name> model card", no
+  URL: the block does not say which repository it was cut from). A result that names its own
+  ``source`` was reported there instead: kind "paper" with its arXiv ID for an arXiv URL, else
+  "document" (the Open LLM Leaderboard).
+- Key: ``model-index/`` and the first model's normalised name, so a newer version of the card
+  replaces the older. Two cards that give their models the same name ("PPO") share a key.
+  ``data_updated`` is None: a card states no date.
+
+The rule for this format: a card is many claims, one per metric (the rows). A metric whose value
+is not one number (``-``, ``19.47%, 6.66%``) is skipped with a warning, as is a ``verified``
+that is not true or false (the figure is kept, unverified). A block whose structure is wrong is
+refused, with the YAML path: ``model-index`` not a list; a model without a name or a ``results``
+list (a ``tasks`` list in its place), or with no results at all; a result without a ``task``, a
+``dataset`` (or ``tasks``/``datasets`` in their place) or ``metrics``; a metric without a name
+and type, or without a ``value`` (``values`` in its place). So is a card none of whose metrics
+can be read.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchgraph.names import normalise
+from ingest import directions
+from ingest.cells import Cell, CellError, read_cell
+from ingest.records import (
+    Benchmark,
+    Configuration,
+    MetricDecl,
+    Page,
+    PageError,
+    PageWarning,
+    PaperRef,
+    ResultRecord,
+    Setting,
+    SourceFormat,
+)
+from ingest.structured import load_yaml, path
+
+FORMAT: SourceFormat = "model-index"
+
+_KEY_LINE = re.compile(r"^model-index[ \t]*:", re.M)
+_FENCE = ("---", "...")
+# A line at the left margin of a YAML document: blank, a comment, a list item, a document
+# marker or a mapping key. A Markdown document has prose there, and is no YAML document.
+_YAML_LINE = re.compile(r"(?:$|[\s#]|-(?:\s|$)|---|\.\.\.|[^\s#:][^:]*:(?:\s|$))")
+_ARXIV = re.compile(
+    r"arxiv\.org/(?:abs|pdf)/(\d{4}\.\d{4,5}|[a-z-]+(?:\.[a-z]{2})?/\d{7})(?:v\d+)?", re.I
+)
+HINT = "a model-index lists models, each with a name and results of task, dataset and metrics"
+RESULT_HINT = "a result gives its 'task', its 'dataset' and its 'metrics' side by side"
+
+
+def sniff(text: str) -> bool:
+    """Return True when ``text`` is a YAML document, or a model card's front matter, with a
+    top-level ``model-index:`` key."""
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
+    front = _front_matter(text)
+    if front is not None:
+        return _KEY_LINE.search(front) is not None
+    if _KEY_LINE.search(text) is None:
+        return False
+    return all(_YAML_LINE.match(line) for line in text.split("\n"))
+
+
+def parse(data: bytes, origin: str) -> Page:
+    """Read the model-index block of ``data`` (a YAML block or a whole model card); ``origin``
+    names it in errors and in the Page.
+
+    Raises PageError, with the YAML path, for a block whose structure is wrong (see the module's
+    rule) and for text that is not UTF-8 or not YAML.
+    """
+    try:
+        text = data.decode("utf-8-sig").replace("\r\n", "\n")
+    except UnicodeDecodeError as error:
+        raise PageError(
+            origin, f"byte {error.start}", "not UTF-8 text", "a model card is UTF-8 text"
+        ) from None
+    front = _front_matter(text)
+    document = load_yaml(text if front is None else front, origin)
+    if not isinstance(document, dict) or "model-index" not in document:
+        raise PageError(origin, "", "no top-level 'model-index' key", HINT)
+    models = document["model-index"]
+    if not isinstance(models, list):
+        raise PageError(origin, "model-index", f"is {_kind(models)}, not a list of models", HINT)
+    if not models:
+        raise PageError(origin, "model-index", "lists no models", HINT)
+    reader = _Reader(origin)
+    entries = [reader.model(model, index) for index, model in enumerate(models)]
+    names = [name for name, _ in entries]
+    key = normalise(names[0])
+    if not key:
+        raise PageError(origin, "model-index[0].name", "has no letters or digits")
+    card = PaperRef(title=f"{names[0]} model card", kind="model card")
+    results = [
+        result
+        for index, (name, model) in enumerate(entries)
+        for result in reader.results(model, index, name, card, f"{FORMAT}/{key}")
+    ]
+    if not results:
+        raise PageError(
+            origin, "model-index", "no metric of the card could be read", str(reader.warnings[0])
+        )
+    metrics = reader.declarations()
+    return Page(
+        format=FORMAT,
+        origin=origin,
+        key=f"{FORMAT}/{key}",
+        title=names[0],
+        url=None,
+        data_updated=None,
+        benchmark=metrics[0].benchmark,
+        metrics=metrics,
+        primary_metric=metrics[0].name,
+        results=tuple(results),
+        declared_count=len(results),
+        total_count=reader.rows,
+        sha256=hashlib.sha256(data).hexdigest(),
+        warnings=tuple(reader.warnings),
+    )
+
+
+def _front_matter(text: str) -> str | None:
+    """The YAML between a card's opening ``---`` line and the next ``---`` (or ``...``) line,
+    with the opening line left blank so that YAML's line numbers are the file's; None when the
+    text has no front matter (a ``---`` with no closing line starts a YAML document)."""
+    lines = text.split("\n")
+    if lines[0].rstrip() != "---":
+        return None
+    for index in range(1, len(lines)):
+        if lines[index].rstrip() in _FENCE:
+            return "\n" + "\n".join(lines[1:index])
+    return None
+
+
+@dataclass
+class _Metric:
+    """What the results say about one metric of one benchmark, gathered in file order."""
+
+    benchmark: Benchmark
+    name: str
+    type: str | None
+    percent: bool = False
+
+
+@dataclass
+class _Reader:
+    """Reads the models of one block, keeping its warnings, its row count and its metrics."""
+
+    origin: str
+    warnings: list[PageWarning] = field(default_factory=list)
+    rows: int = 0
+    metrics: dict[tuple[Benchmark, str], _Metric] = field(default_factory=dict)
+
+    def error(self, where: str, problem: str, hint: str = HINT) -> PageError:
+        return PageError(self.origin, where, problem, hint)
+
+    def warn(self, where: str, problem: str, hint: str = "") -> None:
+        self.warnings.append(PageWarning(self.origin, where, problem, hint))
+
+    def model(self, model: object, index: int) -> tuple[str, dict[str, Any]]:
+        """The name and entry of ``model-index[index]``, once its results are a non-empty
+        list."""
+        where = path(FORMAT, index)
+        entry = self.mapping(model, where)
+        name = self.text(entry, where, "name")
+        if name is None:
+            raise self.error(where, "has no name", "a model's name is the method evaluated")
+        if "results" not in entry:
+            found = "a 'tasks' list where 'results' should be" if "tasks" in entry else None
+            raise self.error(where, f"has {found or 'no results list'}")
+        results = entry["results"]
+        if not isinstance(results, list):
+            raise self.error(path(where, "results"), f"is {_kind(results)}, not a list")
+        if not results:
+            raise self.error(path(where, "results"), "lists no results", "nothing to load")
+        return name, entry
+
+    def results(
+        self, model: dict[str, Any], index: int, name: str, card: PaperRef, key: str
+    ) -> list[ResultRecord]:
+        """The records of one model's results, its unreadable metrics skipped with a warning."""
+        records = []
+        for number, entry in enumerate(model["results"]):
+            where = path(FORMAT, index, "results", number)
+            result = self.mapping(entry, where)
+            task, task_settings = self.part(result, where, "task")
+            dataset, dataset_settings = self.part(result, where, "dataset")
+            split = self.text(result["dataset"], path(where, "dataset"), "split")
+            source = self.source(result, where, card)
+            metrics = result.get("metrics")
+            if not isinstance(metrics, list) or not metrics:
+                shown = "no metrics" if metrics is None else f"metrics that are {_kind(metrics)}"
+                raise self.error(where, f"has {shown}", RESULT_HINT)
+            for position, item in enumerate(metrics):
+                spot = path(where, "metrics", position)
+                self.rows += 1
+                read = self.metric(item, spot)
+                if read is None:
+                    continue
+                label, settings, cell, verified = read
+                benchmark = Benchmark(task, dataset, self.split(split, label, spot))
+                self.declare(benchmark, label, item.get("type"), cell)
+                config = (*task_settings, *dataset_settings, *settings)
+                records.append(
+                    ResultRecord(
+                        source_id=f"{key}/{spot}",
+                        method=name,
+                        metric=label,
+                        value=cell.value,
+                        reported_in=source,
+                        configuration=Configuration(settings=config),
+                        benchmark=benchmark,
+                        cell=None if cell.as_published else cell.text,
+                        spread=cell.spread,
+                        verified=verified,
+                        location=spot,
+                    )
+                )
+        return records
+
+    def part(self, result: dict[str, Any], where: str, part: str) -> tuple[str, list[Setting]]:
+        """The label of a result's ``task`` or ``dataset`` and the settings it states."""
+        if part not in result:
+            found = f"a '{part}s' key where '{part}' should be" if f"{part}s" in result else None
+            raise self.error(where, f"has {found or f'no {part}'}", RESULT_HINT)
+        spot = path(where, part)
+        entry = self.mapping(result[part], spot)
+        label, settings = self.labelled(entry, spot, part)
+        for name in ("config", "revision", "args"):
+            if part == "dataset" or name == "args":
+                settings += _settings(f"{part} {name}", entry.get(name))
+        return label, settings
+
+    def labelled(self, entry: dict[str, Any], where: str, part: str) -> tuple[str, list[Setting]]:
+        """An entry's label (its name, else its type), and its type as a setting when the name
+        is the label and the type says something else."""
+        name, kind = self.text(entry, where, "name"), self.text(entry, where, "type")
+        label = name or kind
+        if label is None:
+            raise self.error(where, "names neither a type nor a name")
+        if kind and normalise(kind) != normalise(label):
+            return label, [Setting(f"{part} type", kind)]
+        return label, []
+
+    def metric(
+        self, item: object, where: str
+    ) -> tuple[str, list[Setting], Cell, bool | None] | None:
+        """A metric's label, settings, value and verified flag; None (with a warning) for a
+        value that is not one number."""
+        metric = self.mapping(item, where)
+        if metric.get("value") is None:
+            if "values" in metric:
+                raise self.error(
+                    where,
+                    "has 'values' (a list) where one 'value' should be",
+                    "write one metric item, with its type and value, per value",
+                )
+            raise self.error(where, "has no value", "every metric gives its value")
+        label, settings = self.labelled(metric, where, "metric")
+        settings += _settings("metric config", metric.get("config"))
+        settings += _settings("metric args", metric.get("args"))
+        raw = metric["value"]
+        try:
+            cell = read_cell(str(raw) if isinstance(raw, str) else raw)
+        except CellError as error:
+            self.warn(path(where, "value"), f"skipped: {error}", "a value is one number")
+            return None
+        verified = metric.get("verified")
+        if verified is not None and not isinstance(verified, bool):
+            self.warn(path(where, "verified"), f"is {_kind(verified)}, not true or false")
+            verified = None
+        return label, settings, cell, verified
+
+    def split(self, stated: str | None, label: str, where: str) -> str | None:
+        """The split of a metric's benchmark: the one its name names, else the dataset's."""
+        named = directions.split_in(label)
+        if named is None or (stated is not None and directions.split_in(stated) == named):
+            return stated
+        if stated is not None:
+            self.warn(
+                where,
+                f"the metric's name names the {named} split, the dataset's split is {stated!r}",
+                f"the result is placed on the {named} split",
+            )
+        return named
+
+    def source(self, result: dict[str, Any], where: str, card: PaperRef) -> PaperRef:
+        """Who reported a result: its own ``source`` when it names one, else the card."""
+        if result.get("source") is None:
+            return card
+        spot = path(where, "source")
+        source = self.mapping(result["source"], spot)
+        name, url = self.text(source, spot, "name"), self.text(source, spot, "url")
+        if name is None and url is None:
+            raise self.error(spot, "names neither a name nor a URL")
+        if url and (arxiv := _ARXIV.search(url)):
+            return PaperRef(url=url, title=name or f"arXiv:{arxiv[1]}", arxiv_id=arxiv[1])
+        return PaperRef(url=url, title=name or url, kind="document")
+
+    def declare(self, benchmark: Benchmark, label: str, kind: object, cell: Cell) -> None:
+        found = self.metrics.setdefault(
+            (benchmark, label), _Metric(benchmark, label, kind if isinstance(kind, str) else None)
+        )
+        found.percent = found.percent or cell.percent
+
+    def declarations(self) -> tuple[MetricDecl, ...]:
+        """Every metric of every benchmark, in the order the results first name them."""
+        decls = []
+        for metric in self.metrics.values():
+            direction = directions.infer(metric.name)
+            if direction is None and metric.type:
+                direction = directions.infer(metric.type)
+            percent = metric.percent or "%" in metric.name
+            decls.append(
+                MetricDecl(
+                    name=metric.name,
+                    unit="%" if percent else None,
+                    direction=direction,
+                    direction_inferred=direction is not None,
+                    benchmark=metric.benchmark,
+                )
+            )
+        return tuple(decls)
+
+    def mapping(self, value: object, where: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.error(where, f"is {_kind(value)}, not a mapping")
+        return value
+
+    def text(self, entry: dict[str, Any], where: str, key: str) -> str | None:
+        """``entry[key]`` as text (a number as written, a date in ISO form); None when absent
+        or blank. Raises PageError for a list, a mapping or true/false."""
+        value = entry.get(key)
+        if isinstance(value, datetime.date):
+            value = value.isoformat()
+        if value is not None and not isinstance(value, str):
+            raise self.error(path(where, key), f"is {_kind(value)}, not text")
+        if value is None or not value.strip():
+            return None
+        return str(value).strip()
+
+
+def _settings(key: str, value: object) -> list[Setting]:
+    """``value`` as settings named after ``key``: a mapping's entries as ``key.entry``, a list
+    of mappings as their entries, another list item by item as ``key[n]``."""
+    if value is None:
+        return []
+    if isinstance(value, dict):
+        return [found for name, item in value.items() for found in _settings(f"{key}.{name}", item)]
+    if isinstance(value, list):
+        if all(isinstance(item, dict) for item in value):
+            return [found for item in value for found in _settings(key, item)]
+        return [found for n, item in enumerate(value) for found in _settings(f"{key}[{n}]", item)]
+    return [Setting(key, _scalar(value))]
+
+
+def _scalar(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    return str(value)
+
+
+def _kind(value: object) -> str:
+    """What a YAML value is, for a message: ``a list``, ``a mapping``, ``null``..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "a list" if value else "an empty list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return f"the text {value!r}" if isinstance(value, str) else f"a {type(value).__name__}"
