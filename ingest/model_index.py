@@ -76,6 +76,7 @@ _ARXIV = re.compile(
     r"arxiv\.org/(?:abs|pdf)/(\d{4}\.\d{4,5}|[a-z-]+(?:\.[a-z]{2})?/\d{7})(?:v\d+)?", re.I
 )
 HINT = "a model-index lists models, each with a name and results of task, dataset and metrics"
+MAX_SETTINGS = 200  # per task, dataset or metric: a card's args are a few hyperparameters
 RESULT_HINT = "a result gives its 'task', its 'dataset' and its 'metrics' side by side"
 
 
@@ -126,8 +127,12 @@ def parse(data: bytes, origin: str) -> Page:
         for result in reader.results(model, index, name, card, f"{FORMAT}/{key}")
     ]
     if not results:
+        first = reader.warnings[0]
         raise PageError(
-            origin, "model-index", "no metric of the card could be read", str(reader.warnings[0])
+            origin,
+            "model-index",
+            "no metric of the card could be read",
+            f"{first.location}: {first.problem}",
         )
     metrics = reader.declarations()
     return Page(
@@ -257,7 +262,7 @@ class _Reader:
         label, settings = self.labelled(entry, spot, part)
         for name in ("config", "revision", "args"):
             if part == "dataset" or name == "args":
-                settings += _settings(f"{part} {name}", entry.get(name))
+                settings += self.settings(f"{part} {name}", entry.get(name), spot)
         return label, settings
 
     def labelled(self, entry: dict[str, Any], where: str, part: str) -> tuple[str, list[Setting]]:
@@ -286,8 +291,8 @@ class _Reader:
                 )
             raise self.error(where, "has no value", "every metric gives its value")
         label, settings = self.labelled(metric, where, "metric")
-        settings += _settings("metric config", metric.get("config"))
-        settings += _settings("metric args", metric.get("args"))
+        settings += self.settings("metric config", metric.get("config"), where)
+        settings += self.settings("metric args", metric.get("args"), where)
         raw = metric["value"]
         try:
             cell = read_cell(str(raw) if isinstance(raw, str) else raw)
@@ -351,6 +356,15 @@ class _Reader:
             )
         return tuple(decls)
 
+    def settings(self, key: str, value: object, where: str) -> list[Setting]:
+        where = path(where, key.split()[-1])
+        try:
+            return _settings(key, value)
+        except ValueError as error:
+            raise self.error(where, f"holds {error}", "") from None
+        except RecursionError:
+            raise self.error(where, "holds a list or mapping nested in itself", "") from None
+
     def mapping(self, value: object, where: str) -> dict[str, Any]:
         if not isinstance(value, dict):
             raise self.error(where, f"is {_kind(value)}, not a mapping")
@@ -369,18 +383,24 @@ class _Reader:
         return str(value).strip()
 
 
-def _settings(key: str, value: object) -> list[Setting]:
+def _settings(key: str, value: object, found: list[Setting] | None = None) -> list[Setting]:
     """``value`` as settings named after ``key``: a mapping's entries as ``key.entry``, a list
-    of mappings as their entries, another list item by item as ``key[n]``."""
-    if value is None:
-        return []
+    of mappings as their entries, another list item by item as ``key[n]``.
+
+    Raises ValueError past MAX_SETTINGS settings (YAML aliases can nest a list in itself)."""
+    found = [] if found is None else found
     if isinstance(value, dict):
-        return [found for name, item in value.items() for found in _settings(f"{key}.{name}", item)]
-    if isinstance(value, list):
-        if all(isinstance(item, dict) for item in value):
-            return [found for item in value for found in _settings(key, item)]
-        return [found for n, item in enumerate(value) for found in _settings(f"{key}[{n}]", item)]
-    return [Setting(key, _scalar(value))]
+        for name, item in value.items():
+            _settings(f"{key}.{name}", item, found)
+    elif isinstance(value, list):
+        every = all(isinstance(item, dict) for item in value)
+        for n, item in enumerate(value):
+            _settings(key if every else f"{key}[{n}]", item, found)
+    elif value is not None:
+        if len(found) == MAX_SETTINGS:
+            raise ValueError(f"more than {MAX_SETTINGS} settings")
+        found.append(Setting(key, _scalar(value)))
+    return found
 
 
 def _scalar(value: object) -> str:
@@ -401,4 +421,6 @@ def _kind(value: object) -> str:
         return "a list" if value else "an empty list"
     if isinstance(value, dict):
         return "a mapping"
-    return f"the text {value!r}" if isinstance(value, str) else f"a {type(value).__name__}"
+    if isinstance(value, str):
+        return f"the text {value if len(value) <= 60 else value[:57] + '...'!r}"
+    return f"a {type(value).__name__}"
