@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest import loader, model_index
+from ingest import loader, model_index, model_index_results
 from ingest.records import Benchmark, Page, PageError, PageWarning, ResultRecord, Setting
 
 REPO = Path(__file__).resolve().parents[2]
@@ -273,8 +273,8 @@ def test_the_card_body_is_not_read() -> None:
     assert {r.method for r in page.results} == {"tiny-vit-demo"}  # not the body's example
 
 
-HINT = model_index.HINT
-RESULT_HINT = model_index.RESULT_HINT
+HINT = model_index_results.HINT
+RESULT_HINT = model_index_results.RESULT_HINT
 # Every sample card: the results it loads, or where and why it is refused.
 OUTCOMES: dict[str, int | tuple[str, str, str]] = {
     "asg__WizardLMTeam__WizardCoder-15B-V1.0.yaml": 1,
