@@ -28,7 +28,8 @@ What each part becomes:
   "document" (the Open LLM Leaderboard).
 - Key: ``model-index/`` and the first model's normalised name, so a newer version of the card
   replaces the older. Two cards that give their models the same name ("PPO") share a key.
-  ``data_updated`` is None: a card states no date.
+  Title: the first model's name; URL: None; publisher: the Hugging Face Hub, whose metadata
+  format this is. ``data_updated`` is None: a card states no date.
 
 The rule for this format: a card is many claims, one per metric (the rows). A metric whose value
 is not one number (``-``, ``19.47%, 6.66%``) is skipped with a warning, as is a ``verified``
@@ -51,6 +52,9 @@ from ingest.records import Page, PageError, PaperRef, SourceFormat
 from ingest.structured import load_yaml
 
 FORMAT: SourceFormat = "model-index"
+# Where model cards in this format are published: the block names no repository, so the card
+# has no URL, and its publisher is how a reader goes back to it (the Hub, by the model's name).
+PUBLISHER = "Hugging Face Hub"
 
 _KEY_LINE = re.compile(r"^model-index[ \t]*:", re.M)
 _FENCE = ("---", "...")
@@ -127,6 +131,7 @@ def parse(data: bytes, origin: str) -> Page:
         results=tuple(results),
         declared_count=len(results),
         total_count=reader.rows,
+        publisher=PUBLISHER,
         sha256=hashlib.sha256(data).hexdigest(),
         warnings=tuple(reader.warnings),
     )

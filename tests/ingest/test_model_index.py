@@ -3,10 +3,14 @@ refused with its place and problem, and the cards told apart from every other fo
 
 from __future__ import annotations
 
+import csv
+import io
 from pathlib import Path
 
 import pytest
+from support import run_cli
 
+from benchgraph import vocab as V
 from ingest import loader, model_index, model_index_results
 from ingest.records import Benchmark, Page, PageError, PageWarning, ResultRecord, Setting
 
@@ -16,6 +20,7 @@ CARDS = DATA / "hf_model_index"
 SEEDS = REPO / ".." / "shared" / "seeds"
 OWN = REPO / "tests" / "data" / "model-index"
 EXAMPLES = REPO / "examples"
+BENCHMARK = "https://w3id.org/benchgraph/id/benchmark/"
 
 
 def card(name: str) -> Page:
@@ -220,6 +225,7 @@ def test_the_page_fields_of_a_card() -> None:
     assert (page.format, page.key) == ("model-index", "model-index/seraph-7b")
     assert page.title == "Seraph-7B"
     assert (page.url, page.data_updated, page.origin) == (None, None, SERAPH)
+    assert page.publisher == "Hugging Face Hub"
     assert (page.declared_count, page.total_count, page.warnings) == (6, 6, ())
     assert page.benchmark == at(page, spot(0, 0)).benchmark
     assert page.primary_metric == "normalized accuracy"
@@ -457,3 +463,93 @@ def test_sniff_accepts_a_card_with_a_bom_and_windows_line_ends() -> None:
 def test_the_loader_reads_a_card_as_a_model_index() -> None:
     page = loader.read_page((OWN / "README.md").read_bytes(), "README.md")
     assert page.format == "model-index" and page.key == "model-index/tiny-vit-demo"
+
+
+# End to end: cards through the command line into an embedded store, and read back.
+LOADED = [
+    SERAPH,
+    FALCON,
+    "cs577__Clementapa__wav2vec2-base-960h-phoneme-reco-dutch.yaml",
+    "cs577__0xRiku__ppo-LunarLander-v2.yaml",
+    "cs577__radbrt__nb_nocy_trf.yaml",  # refused
+]
+
+
+@pytest.fixture(scope="module")
+def cards_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if not CARDS.is_dir():
+        pytest.skip("the model-card samples (../shared/data/hf_model_index) are not here")
+    store = tmp_path_factory.mktemp("cards") / "store"
+    files = [str(CARDS / name) for name in LOADED] + [str(OWN / "README.md")]
+    done = run_cli("ingest", *files, store=store)
+    assert done.returncode == 1, done.stderr  # one card refused, the others loaded
+    assert done.stdout.startswith("5 loaded, 0 unchanged, 1 refused, 0 unreadable;")
+    refusal = (
+        f"refused: {CARDS / 'cs577__radbrt__nb_nocy_trf.yaml'}: model-index[0].results[0]: has "
+        "a 'tasks' key where 'task' should be"
+    )
+    assert refusal in done.stderr
+    return store
+
+
+def leaderboard(store: Path, *params: str) -> list[dict[str, str]]:
+    args = [arg for param in params for arg in ("--param", param)]
+    done = run_cli("query", "leaderboard", *args, "--format", "csv", store=store)
+    assert done.returncode == 0, done.stderr
+    return list(csv.DictReader(io.StringIO(done.stdout)))
+
+
+def test_a_leaderboard_of_cards_shows_each_figure_as_published(cards_store: Path) -> None:
+    (arc,) = leaderboard(cards_store, "benchmark=AI2 Reasoning Challenge (25-Shot)")
+    assert (arc["methodLabel"], arc["value"], arc["metricLabel"]) == (
+        "Seraph-7B", "67.83", "normalized accuracy")  # fmt: skip
+    assert (arc["unit"], arc["direction"], arc["rank"]) == (V.NoUnitStated, V.HigherIsBetter, "1")
+    assert arc["paper"].endswith("/paper/open-llm-leaderboard")
+    (mmlu,) = leaderboard(cards_store, "benchmark=MMLU-PRO (5-shot)")
+    assert (mmlu["methodLabel"], mmlu["value"]) == ("falcon-mamba-7b", "14.47")
+    (top1,) = leaderboard(cards_store, "benchmark=ImageNet-1k", "metric=Top-1 Accuracy")
+    assert (top1["value"], top1["unit"]) == ("81.50", "http://qudt.org/vocab/unit/PERCENT")
+    validation = f"{BENCHMARK}automatic-phoneme-recognition/commonvoice-clean/validation"
+    (per,) = leaderboard(cards_store, f"benchmark={validation}", "metric=Val PER")
+    assert (per["value"], per["direction"]) == ("16.18", V.LowerIsBetter)
+    (mc2,) = leaderboard(cards_store, "benchmark=TruthfulQA (0-shot)")
+    assert (mc2["value"], mc2["rank"], mc2["direction"]) == ("59.49", "", "")
+    assert mc2["cohort"] == "not ranked: the metric's direction is not known"
+
+
+def test_the_store_keeps_who_reported_a_figure_and_whether_the_hub_verified_it(
+    cards_store: Path, tmp_path: Path
+) -> None:
+    rq = tmp_path / "reported.rq"
+    rq.write_text(
+        f"PREFIX bg: <{V.BG}>\nPREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>\n"
+        "SELECT ?method ?value ?cell ?verified ?kind ?source ?arxiv WHERE {\n"
+        "  ?r a bg:Result ; bg:method/rdfs:label ?method ; bg:publishedValue ?value ;\n"
+        "     bg:reportedIn ?by .\n"
+        "  ?by a ?kind ; rdfs:label ?source .\n"
+        "  OPTIONAL { ?r bg:publishedCell ?cell } OPTIONAL { ?r bg:verified ?verified }\n"
+        "  OPTIONAL { ?by bg:arxivId ?arxiv }\n"
+        "  FILTER (?value IN ('245.37', '81.50', '0.9120', '86.22'))\n"
+        "} ORDER BY ?value\n"
+    )
+    done = run_cli("query", str(rq), "--format", "csv", store=cards_store)
+    assert done.returncode == 0, done.stderr
+    rows = [tuple(row.values()) for row in csv.DictReader(io.StringIO(done.stdout))]
+    assert rows == [
+        ("tiny-vit-demo", "0.9120", "", "true", V.ModelCard, "tiny-vit-demo model card", ""),
+        ("PPO", "245.37", "245.37 +/- 48.64", "false", V.ModelCard, "PPO model card", ""),
+        ("tiny-vit-demo", "81.50", "81.50%", "false", V.Paper, "TinyViT paper", "2207.10666"),
+        ("Seraph-7B", "86.22", "", "", V.ReportingDocument, "Open LLM Leaderboard", ""),
+    ]
+
+
+def test_two_cards_that_name_their_model_alike_are_one_page(tmp_path: Path) -> None:
+    # The block names no repository: "PPO" on LunarLander-v2 and "PPO" on CartPole-v0 (two
+    # users' cards) have one key, and the second in a batch is refused as the same page.
+    first, second = (CARDS / "cs577__0xRiku__ppo-LunarLander-v2.yaml",
+                     CARDS / "cs577__mhyatt000__YOLOv5.yaml")  # fmt: skip
+    if not first.exists():
+        pytest.skip("the model-card samples (../shared/data/hf_model_index) are not here")
+    done = run_cli("ingest", str(first), str(second), store=tmp_path / "store")
+    assert done.returncode == 1
+    assert f"the same page as {first} (page identity model-index/ppo)" in done.stderr
