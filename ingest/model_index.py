@@ -32,13 +32,15 @@ What each part becomes:
   format this is. ``data_updated`` is None: a card states no date.
 
 The rule for this format: a card is many claims, one per metric (the rows). A metric whose value
-is not one number (``-``, ``19.47%, 6.66%``) is skipped with a warning, as is a ``verified``
-that is not true or false (the figure is kept, unverified). A block whose structure is wrong is
-refused, with the YAML path: ``model-index`` not a list; a model without a name or a ``results``
-list (a ``tasks`` list in its place), or with no results at all; a result without a ``task``, a
-``dataset`` (or ``tasks``/``datasets`` in their place) or ``metrics``; a metric without a name
-and type, or without a ``value`` (``values`` in its place). So is a card none of whose metrics
-can be read.
+is not one number (``-``, ``n/a``, ``0.91 0.89``) is skipped with a warning; a ``verified``
+that is not true or false is dropped with a warning (the figure is kept, its verification
+unknown). A block whose structure is wrong is refused, with the YAML path: ``model-index`` not
+a list; a model without a name or a ``results`` list (a ``tasks`` list in its place), or with no
+results at all; a result without a ``task``, a ``dataset`` (or ``tasks``/``datasets`` in their
+place) or ``metrics``; a metric without a name and type, or without a ``value`` (null, or
+``values`` in its place); text where a mapping belongs, or a list where text does; ``args``
+holding more than 200 settings or nested in themselves. So is a card none of whose metrics can
+be read.
 """
 
 from __future__ import annotations
