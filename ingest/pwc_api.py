@@ -34,7 +34,8 @@ one-page list (a paper's methods); its items are in the API's order (papers by p
 a paper's methods as listed for it), so a newer capture of the same page starts with the same
 item while its count and later items change. Two lists that start with the same item share a
 key. ``url`` is None: a response does not state its own address (``next`` is the following
-page's); ``data_updated`` is None: it states no date of its own.
+page's); ``data_updated`` is None: it states no date of its own. ``publisher`` is Papers with
+Code, whose API answers in this format.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from ingest.structured import load_json, path
 
 FORMAT: SourceFormat = "pwc-api"
 PAPER_PAGE = "https://paperswithcode.com/paper/{}"
+PUBLISHER = "Papers with Code"
 
 _ENVELOPE = frozenset({"count", "next", "previous", "results"})
 # The keys that tell each kind of item apart, in the order they are tried (a method also has
@@ -303,6 +305,7 @@ def _page(
         primary_metric=None,
         results=(),
         declared_count=0,
+        publisher=PUBLISHER,
         sha256=sha256,
         warnings=warnings,
         papers=tuple(papers),
