@@ -79,7 +79,7 @@ def sniff(text: str) -> bool:
         return False
     try:
         document = json.loads(text)
-    except ValueError:  # JSONDecodeError, or a number too long to read
+    except (ValueError, RecursionError):  # not JSON, a number too long, nested too deeply
         return bool(_TASK_KEY.search(text) and _CHILDREN_KEY.search(text))
     first = document[0] if isinstance(document, list) and document else document
     return (
@@ -106,6 +106,10 @@ def parse(data: bytes, origin: str) -> Page:
         document = load_json(text, origin)
     except PageError as error:
         raise PageError(origin, error.location, error.problem, _comma_hint(text)) from None
+    except RecursionError:
+        raise PageError(
+            origin, "", "the JSON is nested too deeply to read", "tasks nest a few levels deep"
+        ) from None
     if not isinstance(document, list):
         raise PageError(
             origin,
@@ -331,7 +335,7 @@ class _Reader:
         if not isinstance(metrics, dict):
             self._skip(where, f'the row\'s "metrics" is {_kind(metrics)}, not an object')
             return None
-        paper = self._paper(row, where)
+        paper, date = self._paper(row, where)
         method = self._text(row, "model_name", where)
         if method is None and paper.kind == "paper" and paper.title:
             method = paper.title
@@ -354,20 +358,22 @@ class _Reader:
                     "the row's other metrics are loaded",
                 )
         links = self._links(row, where)
-        return _Row(where, method, paper, links, self._configuration(row, where), cells)
+        configuration = self._configuration(row, where)
+        return _Row(where, method, paper, date, links, configuration, cells)
 
-    def _paper(self, row: dict[str, Any], where: str) -> PaperRef:
-        """The paper the row names, or this file itself (as a document) when it names none."""
+    def _paper(self, row: dict[str, Any], where: str) -> tuple[PaperRef, str | None]:
+        """The paper the row names (or this file itself, as a document, when it names none) and
+        the row's date when that is no paper's: a table's entry date."""
         title = self._text(row, "paper_title", where)
         url = self._text(row, "paper_url", where)
         date = self._text(row, "paper_date", where)
         if date is not None and _DATE.fullmatch(date) is None:
-            self._warn(f"{where}.paper_date", f"{date!r} is not a YYYY-MM-DD date, not kept")
+            self._warn(f"{where}.paper_date", f"{date!r} is not a YYYY-MM-DD date: not kept")
             date = None
         if title is None and url is None:
-            return PaperRef(title=self.title, kind="document", date=date)
+            return PaperRef(title=self.title, kind="document"), date
         found = _ARXIV.search(url) if url else None
-        return PaperRef(url=url, title=title, date=date, arxiv_id=found[1] if found else None)
+        return PaperRef(url=url, title=title, date=date, arxiv_id=found[1] if found else None), None
 
     def _links(self, row: dict[str, Any], where: str) -> tuple[str, ...]:
         links = row.get("code_links") or []
@@ -415,6 +421,7 @@ class _Row:
     where: str
     method: str
     paper: PaperRef
+    date: str | None  # the row's date, when it names no paper to date
     code_links: tuple[str, ...]
     configuration: Configuration
     cells: dict[str, Cell | None]
@@ -431,6 +438,7 @@ class _Row:
                 metric=name,
                 value=cell.value,
                 reported_in=self.paper,
+                result_date=self.date,
                 configuration=self.configuration,
                 table=table.name,
                 benchmark=table.benchmark(name),
@@ -472,7 +480,7 @@ def _comma_hint(text: str) -> str:
                 f"a trailing comma at line {line}, column {column}: JSON allows no comma "
                 "after the last item of an object or list; remove it"
             )
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     return ""
 
