@@ -72,8 +72,8 @@ _DATASET_HINT = 'each dataset is an object with a "dataset" (or "subdataset") na
 
 def sniff(text: str) -> bool:
     """Return True when ``text`` is a JSON list of tasks: its first object has ``"task"`` and
-    ``"datasets"`` or ``"subtasks"``. A text that starts like one but is not valid JSON is
-    claimed too, so that :func:`parse` says where it breaks."""
+    ``"datasets"`` or ``"subtasks"``. A lone task object, and a text that starts like a list of
+    tasks but is not valid JSON, are claimed too, so that :func:`parse` says what is wrong."""
     text = text.lstrip("\ufeff")
     if _START.match(text) is None:
         return False
