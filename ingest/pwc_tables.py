@@ -189,7 +189,7 @@ def _walk_task(
     if not isinstance(task, dict):
         raise PageError(origin, path(*steps), f"a task is {_kind(task)}, not an object", _TASK_HINT)
     name = _name(origin, task, "task", steps, _TASK_HINT)
-    if parent is not None:
+    if parent is not None and parent != name:
         parents.append((name, parent))
     for index, dataset in _items(origin, task, "datasets", steps, _TASK_HINT):
         _walk_dataset(origin, dataset, (*steps, "datasets", index), name, None, (), tables)
