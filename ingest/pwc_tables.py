@@ -9,13 +9,18 @@ A benchmark is the task, the dataset and a split: the names of the subdatasets t
 in (joined by `` / ``), else the split a metric's name names (``Test Accuracy`` → ``test``).
 The format states no unit and no direction: a percent sign in the cells or the metric name (or
 the word "percent"/"percentage" in it) gives ``%``, the metric-name table gives an inferred
-direction, and otherwise neither is set. The method's origin is not in the file.
+direction, and otherwise neither is set. The method's origin is not in the file. A row that
+names no paper is the file's own claim (a "document" source, the file's title), dated by the
+row's date; a paper is known by its arXiv ID when its URL gives one. A row with no model name
+is named by its paper's title. The files name no URL and no date: their publisher is the
+format's, Papers with Code.
 
 Rule for this format: a file holds many independent claims. A row that cannot be read (not an
-object, no ``model_name``, no ``metrics`` object) is skipped, and a cell that is not one value
-(``-``, empty, ``(32.76 32.07)``) loses that value only; each is reported in ``Page.warnings``.
-A file that is not valid JSON, or whose structure is not this format's (a task with no name, a
-``datasets`` that is not a list, a table's ``metrics`` that is not a list of names), is refused.
+object, no ``metrics`` object, no method) is skipped, a cell that is not one value (``-``,
+empty, ``(32.76 32.07)``) loses that value only, and a URL that is not one (a code link, a
+paper's) is not kept; each is reported in ``Page.warnings``. A file that is not valid JSON, or
+whose structure is not this format's (a task with no name, a ``datasets`` that is not a list, a
+table's ``metrics`` that is not a list of names), or that holds no table, is refused.
 """
 
 from __future__ import annotations
@@ -45,6 +50,9 @@ from ingest.records import (
 from ingest.structured import load_json, path
 
 FORMAT: SourceFormat = "pwc-tables"
+# Whose format it is, and who publishes its files (the file names no one): the name that lets
+# a reader go back to the tables, as the files carry no URL.
+PUBLISHER = "Papers with Code"
 
 _TASK_KEYS = (
     "task",
@@ -62,6 +70,7 @@ _ARXIV = re.compile(
     r"arxiv\.org/(?:abs|pdf)/((?:[a-z-]+(?:\.[A-Z]{2})?/\d{7})|\d{4}\.\d{4,5})(?:v\d+)?",
     re.IGNORECASE,
 )
+_URL = re.compile(r"https?://[^\s<>\"{}|\\^`]+", re.IGNORECASE)  # absolute, and an IRI
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _PERCENT_WORD = re.compile(r"%|\bper\s?cent(?:age)?\b", re.IGNORECASE)
 _KEY_PART = 120  # past this, a part of a key names its first name, a count and a digest
@@ -143,6 +152,7 @@ def parse(data: bytes, origin: str) -> Page:
         title=title,
         url=None,
         data_updated=None,
+        publisher=PUBLISHER,
         benchmark=decls[0].benchmark,
         metrics=tuple(decls),
         primary_metric=decls[0].name,
@@ -373,7 +383,15 @@ class _Reader:
         if title is None and url is None:
             return PaperRef(title=self.title, kind="document"), date
         found = _ARXIV.search(url) if url else None
-        return PaperRef(url=url, title=title, date=date, arxiv_id=found[1] if found else None), None
+        arxiv = found[1] if found else None
+        if url is not None and _URL.fullmatch(url) is None:
+            kept = "its title names the paper" if title else "kept as the paper's title"
+            self._warn(f"{where}.paper_url", f"{url!r} is not a URL: {kept}")
+            title, url = title or url, None
+        # A paper is known by its arXiv ID, else by its title, else by its URL.
+        known = arxiv or (url if title is None else None)
+        paper = PaperRef(known, url=url, title=title, date=date, arxiv_id=arxiv)
+        return paper, None
 
     def _links(self, row: dict[str, Any], where: str) -> tuple[str, ...]:
         links = row.get("code_links") or []
@@ -383,10 +401,12 @@ class _Reader:
         found = []
         for index, link in enumerate(links):
             url = link.get("url") if isinstance(link, dict) else None
-            if isinstance(url, str) and url.strip():
-                found.append(url.strip())
+            url = url.strip() if isinstance(url, str) else ""
+            if _URL.fullmatch(url):
+                found.append(url)
             else:
-                self._warn(f"{where}.code_links[{index}]", "a code link with no URL: not kept")
+                problem = f"{url!r} is not a URL" if url else "a code link with no URL"
+                self._warn(f"{where}.code_links[{index}]", f"{problem}: not kept")
         return tuple(dict.fromkeys(found))
 
     def _configuration(self, row: dict[str, Any], where: str) -> Configuration:

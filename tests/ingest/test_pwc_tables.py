@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from support import run_cli
 
 from ingest import loader, pwc_tables
 from ingest.records import (
@@ -16,6 +17,7 @@ from ingest.records import (
     MetricDecl,
     Page,
     PageError,
+    PaperRef,
     ResultRecord,
     Setting,
     Spread,
@@ -38,7 +40,7 @@ LOADED = {
     "record.json": (24, 0, 12),
     "redditsota.json": (28, 46, 32),
     "snli.json": (188, 4, 64),
-    "squad.json": (772, 65, 451),
+    "squad.json": (772, 68, 451),
 }
 
 
@@ -490,3 +492,87 @@ def test_json_nested_too_deeply_is_refused() -> None:
     assert pwc_tables.sniff(text)
     error = refused(text)
     assert error.problem == "the JSON is nested too deeply to read"
+
+
+# End to end: two files into an embedded store by the command line, and their leaderboards.
+
+
+@pytest.fixture(scope="module")
+def ingested(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    files = [sample("chexpert.json"), sample("ogb.json")]
+    store = tmp_path_factory.mktemp("pwc") / "store"
+    done = run_cli("ingest", "--store", str(store), *map(str, files))
+    assert done.returncode == 0, done.stderr
+    assert "2 loaded, 0 unchanged, 0 refused" in done.stdout + done.stderr
+    # Each skipped cell is reported, naming the file and its place.
+    assert (
+        f'warning: {files[1]}: [0].datasets[0].sota.rows[13].metrics["Validation Accuracy"]: '
+        "not a single value, skipped: 'Please tell us' is not a number"
+    ) in done.stdout + done.stderr
+    return store
+
+
+def leaderboard(store: Path, benchmark: str, metric: str | None = None) -> list[dict[str, str]]:
+    params = ["--param", f"benchmark={benchmark}"]
+    if metric is not None:
+        params += ["--param", f"metric={metric}"]
+    done = run_cli("query", "leaderboard", *params, "--format", "json", "--store", str(store))
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)["results"]["bindings"]
+    return [{name: cell["value"] for name, cell in row.items()} for row in rows]
+
+
+def test_leaderboard_of_an_ingested_file_shows_the_figure_as_published(ingested: Path) -> None:
+    rows = leaderboard(ingested, "Multi-Label Classification on CheXpert")
+    assert len(rows) == 175
+    first = rows[0]
+    assert (first["methodLabel"], first["value"], first["rank"]) == ("DeepAUC-v1", "0.930", "1")
+    assert first["metricLabel"] == "AVERAGE AUC ON 14 LABEL"
+    assert first["unit"].endswith("#NoUnitStated")
+    assert first["direction"].endswith("#HigherIsBetter")  # inferred from "AUC"
+    assert first["paper"].endswith("/paper/2012.03173")  # its arXiv ID (its title is its URL)
+
+
+def test_leaderboard_of_a_split_named_by_the_metric(ingested: Path) -> None:
+    rows = leaderboard(
+        ingested, "Node Property Prediction on ogbn-products (test)", "Test Accuracy"
+    )
+    best = rows[0]
+    assert (best["methodLabel"], best["value"], best["rank"]) == ("SAGN+SLE", "0.8428", "1")
+    assert best["cohort"] == "uses additional data=false"
+    assert best["paper"].endswith("/paper/2104.09376")  # named by its arXiv ID only
+
+
+def test_squad_paper_url_that_is_no_url() -> None:
+    page = parsed("squad.json")
+    where = "[0].datasets[1].sota.rows[177]"
+    assert [w.problem for w in page.warnings if w.location == f"{where}.paper_url"] == [
+        "'(Singapore Management University) https://arxiv.org/abs/1608.07905' is not a URL: "
+        "its title names the paper"
+    ]
+    paper = result(page, f'{where}.metrics["EM"]').reported_in
+    assert (paper.url, paper.arxiv_id) == (None, "1608.07905")
+    assert paper.title == "(Singapore Management University) https://arxiv.org/abs/1608.07905"
+
+
+def test_links_that_are_no_urls_are_not_kept() -> None:
+    links = [{"url": "../README.md"}, {"title": "NOT FOUND", "url": ""}, {"url": "https://g.it/x"}]
+    row = {
+        "model_name": "M",
+        "paper_url": "https://arxiv.org/abs/1810.04805v2",
+        "metrics": {"EM": 1},
+    }
+    document = [task(datasets=[{"dataset": "D", "sota": {"metrics": ["EM"], "rows": [row]}}])]
+    document[0]["datasets"][0]["sota"]["rows"][0]["code_links"] = links  # type: ignore[index]
+    page = pwc_tables.parse(json.dumps(document).encode(), "t.json")
+    assert [(w.location, w.problem) for w in page.warnings] == [
+        ("[0].datasets[0].sota.rows[0].code_links[0]", "'../README.md' is not a URL: not kept"),
+        ("[0].datasets[0].sota.rows[0].code_links[1]", "a code link with no URL: not kept"),
+    ]
+    (found,) = page.results
+    assert found.code_links == ("https://g.it/x",)
+    # A paper named by its URL only is known by its arXiv ID (no version).
+    assert found.reported_in == PaperRef(
+        "1810.04805", url="https://arxiv.org/abs/1810.04805v2", arxiv_id="1810.04805"
+    )
+    assert page.publisher == "Papers with Code"
