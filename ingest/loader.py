@@ -29,11 +29,11 @@ from benchgraph import graphs, iris, validation, versions
 from benchgraph.outcomes import Outcome
 from benchgraph.store import Change, EmbeddedStore, Store, StoreError, is_remote
 from benchgraph.versions import Activity
-from ingest import model_index, pwc_api, radar, sota2
+from ingest import model_index, pwc_api, pwc_tables, radar, sota2
 from ingest.mapper import map_page
 from ingest.records import Page, PageError
 
-PARSERS = (sota2, radar, model_index, pwc_api)
+PARSERS = (sota2, radar, pwc_tables, pwc_api, model_index)
 KEPT = "kept as history (older than the current version)"  # as the summary line says it
 # Folders a walk passes by, besides hidden ones, stores and virtualenvs: build output and
 # installed packages, which hold no pages of their own.
