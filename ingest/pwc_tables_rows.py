@@ -157,9 +157,8 @@ class Reader:
             kept = "its title names the paper" if title else "kept as the paper's title"
             self._warn(f"{where}.paper_url", f"{url!r} is not a URL: {kept}")
             title, url = title or url, None
-        # A paper is known by its arXiv ID, else by its title, else by its URL.
-        known = arxiv or (url if title is None else None)
-        paper = PaperRef(known, url=url, title=title, date=date, arxiv_id=arxiv)
+        # The IRIs name a paper by its arXiv ID, else its title, else its URL (benchgraph.iris).
+        paper = PaperRef(url=url, title=title, date=date, arxiv_id=arxiv)
         return paper, None
 
     def _links(self, row: dict[str, Any], where: str) -> tuple[str, ...]:

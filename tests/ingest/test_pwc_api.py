@@ -433,11 +433,6 @@ def test_ingested_methods_are_described_with_their_full_names(tmp_path: Path) ->
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the mapper mints a paper's IRI from a source ID or a title only, and the method "
-    "list names its origin paper by its Papers with Code page alone",
-)
 def test_a_listed_methods_origin_paper_is_found_by_methods_introduced_by_paper(
     tmp_path: Path,
 ) -> None:

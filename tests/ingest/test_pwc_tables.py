@@ -530,7 +530,7 @@ def test_leaderboard_of_an_ingested_file_shows_the_figure_as_published(ingested:
     assert first["metricLabel"] == "AVERAGE AUC ON 14 LABEL"
     assert first["unit"].endswith("#NoUnitStated")
     assert first["direction"].endswith("#HigherIsBetter")  # inferred from "AUC"
-    assert first["paper"].endswith("/paper/2012.03173")  # its arXiv ID (its title is its URL)
+    assert first["paper"].endswith("/paper/arxiv-2012.03173")  # its arXiv ID (its title is its URL)
 
 
 def test_leaderboard_of_a_split_named_by_the_metric(ingested: Path) -> None:
@@ -540,7 +540,7 @@ def test_leaderboard_of_a_split_named_by_the_metric(ingested: Path) -> None:
     best = rows[0]
     assert (best["methodLabel"], best["value"], best["rank"]) == ("SAGN+SLE", "0.8428", "1")
     assert best["cohort"] == "uses additional data=false"
-    assert best["paper"].endswith("/paper/2104.09376")  # named by its arXiv ID only
+    assert best["paper"].endswith("/paper/arxiv-2104.09376")  # named by its arXiv ID only
 
 
 def test_squad_paper_url_that_is_no_url() -> None:
@@ -573,6 +573,6 @@ def test_links_that_are_no_urls_are_not_kept() -> None:
     assert found.code_links == ("https://g.it/x",)
     # A paper named by its URL only is known by its arXiv ID (no version).
     assert found.reported_in == PaperRef(
-        "1810.04805", url="https://arxiv.org/abs/1810.04805v2", arxiv_id="1810.04805"
+        url="https://arxiv.org/abs/1810.04805v2", arxiv_id="1810.04805"
     )
     assert page.publisher == "Papers with Code"
