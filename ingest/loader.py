@@ -34,6 +34,11 @@ from ingest.mapper import map_page
 from ingest.records import Page, PageError
 
 PARSERS = (sota2, radar, pwc_tables, pwc_api, model_index)
+# The formats, as a message names them.
+KNOWN_FORMATS = (
+    "a sota2 page, an AI Benchmark Radar page, Papers with Code evaluation tables or API "
+    "responses, a Hugging Face model-index block or card, a benchmark-radar score file"
+)
 KEPT = "kept as history (older than the current version)"  # as the summary line says it
 # Folders a walk passes by, besides hidden ones, stores and virtualenvs: build output and
 # installed packages, which hold no pages of their own.
@@ -52,9 +57,7 @@ def read_page(data: bytes, origin: str) -> Page:
     for a page of a known format that does not parse (or is not UTF-8).
     """
     if not data.strip():
-        raise NotAPage(
-            origin, "", "the file is empty", "expected a sota2 or AI Benchmark Radar page"
-        )
+        raise NotAPage(origin, "", "the file is empty", f"expected {KNOWN_FORMATS}")
     if b"\x00" in data[:8192]:
         raise NotAPage(origin, "", "binary data, not a text page")
     try:
@@ -70,9 +73,10 @@ def read_page(data: bytes, origin: str) -> Page:
     raise NotAPage(
         origin,
         "",
-        "not a source page: neither a sota2 page nor an AI Benchmark Radar page",
+        f"not a source page nor a result file: none of {KNOWN_FORMATS}",
         "a sota2 page starts with '# <Task> on <Dataset>' and has a Scope table; "
-        "a Radar page's first line ends with '· AI Benchmark Radar'",
+        "a Radar page's first line ends with '· AI Benchmark Radar'; "
+        "docs/formats.md shows each result file's format",
     )
 
 
