@@ -110,7 +110,9 @@ def page_url(iri: str) -> str:
 
 @blueprint.app_template_filter("unit_name")
 def unit_name(iri: str) -> str:
-    """A QUDT unit IRI as a reader names it."""
+    """A QUDT unit IRI as a reader names it (a result file's unit not stated, as such)."""
+    if iri == V.NoUnitStated:
+        return "no unit stated"
     local = iri.rsplit("/", 1)[-1]
     return UNITS.get(local, local)
 
