@@ -216,14 +216,14 @@ def _row(line: int, values: Mapping[str, str]) -> _Row:
 def _metrics(rows: list[_Row]) -> dict[Benchmark, MetricDecl]:
     """Each benchmark's one metric, in the order the rows first name the benchmark."""
     direction = directions.infer(METRIC)
+    percent = {row.benchmark for row in rows if row.cell.percent}
     metrics: dict[Benchmark, MetricDecl] = {}
     for row in rows:
         if row.benchmark in metrics:
             continue
-        percent = any(r.cell.percent for r in rows if r.benchmark == row.benchmark)
         metrics[row.benchmark] = MetricDecl(
             name=METRIC,
-            unit="%" if percent else None,
+            unit="%" if row.benchmark in percent else None,
             direction=direction,
             direction_inferred=direction is not None,
             benchmark=row.benchmark,

@@ -146,15 +146,7 @@ def parse(data: bytes, origin: str) -> Page:
     rows = document.get("results")
     if not isinstance(rows, list):
         raise PageError(origin, "results", f"'results' is {_kind(rows)}, not a list", _HINT)
-    warnings: list[PageWarning] = []
-    found: list[_Row] = []
-    uses_instrument = any(isinstance(row, Mapping) and "instrument" in row for row in rows)
-    for index, row in enumerate(rows):
-        try:
-            found.append(_row(index, row, declared, uses_instrument))
-        except _Skip as skip:
-            where = path("results", index, *([skip.field] if skip.field else []))
-            warnings.append(PageWarning(origin, where, f"result skipped: {skip}"))
+    found, warnings = _rows(rows, declared, origin)
     if not found:
         problem = f"none of the {len(rows)} results can be read"
         raise PageError(origin, "results", problem, str(warnings[0]) if warnings else _HINT)
@@ -257,6 +249,22 @@ def _direction(
     return _DIRECTIONS[given], False
 
 
+def _rows(
+    rows: list[Any], declared: Mapping[str, _Declared], origin: str
+) -> tuple[list[_Row], list[PageWarning]]:
+    """The results that can be read, and a warning for each of the others."""
+    found: list[_Row] = []
+    warnings: list[PageWarning] = []
+    uses_instrument = any(isinstance(row, Mapping) and "instrument" in row for row in rows)
+    for index, row in enumerate(rows):
+        try:
+            found.append(_row(index, row, declared, uses_instrument))
+        except _Skip as skip:
+            where = path("results", index, *([skip.field] if skip.field else []))
+            warnings.append(PageWarning(origin, where, f"result skipped: {skip}"))
+    return found, warnings
+
+
 def _row(index: int, row: object, declared: Mapping[str, _Declared], instrument: bool) -> _Row:
     """One result read; raises _Skip naming the field that cannot be read."""
     if not isinstance(row, Mapping):
@@ -293,21 +301,18 @@ def _row(index: int, row: object, declared: Mapping[str, _Declared], instrument:
 def _metrics(rows: list[_Row], declared: Mapping[str, _Declared]) -> dict[Benchmark, MetricDecl]:
     """Each benchmark's metric, in the order results first name the benchmark. A metric with
     no stated unit has "%" when one of its cells carries a percent sign."""
+    percent = {row.benchmark for row in rows if row.cell.percent}
     metrics: dict[Benchmark, MetricDecl] = {}
     for row in rows:
+        if row.benchmark in metrics:
+            continue
         decl = declared[row.benchmark_id]
-        unit = decl.unit
-        if unit is None and any(r.cell.percent for r in rows if r.benchmark == row.benchmark):
-            unit = "%"
-        metrics.setdefault(
-            row.benchmark,
-            MetricDecl(
-                name=decl.metric,
-                unit=unit,
-                direction=decl.direction,
-                direction_inferred=decl.inferred,
-                benchmark=row.benchmark,
-            ),
+        metrics[row.benchmark] = MetricDecl(
+            name=decl.metric,
+            unit=decl.unit or ("%" if row.benchmark in percent else None),
+            direction=decl.direction,
+            direction_inferred=decl.inferred,
+            benchmark=row.benchmark,
         )
     return metrics
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ingest import score_file
+from ingest.loader import read_page
 from ingest.records import Benchmark, Configuration, MetricDecl, Page, PageError, PaperRef
 
 REPO = Path(__file__).resolve().parents[2]
@@ -375,3 +376,20 @@ def test_sniff_claims_its_files_and_no_other() -> None:
 @pytest.mark.parametrize("text", ["", "results:\n", "\x00\xff", "benchmarks:\nresults:\n"])
 def test_sniff_needs_the_whole_layout(text: str) -> None:
     assert not score_file.sniff(text)
+
+
+def test_every_file_of_the_dataset_loads_or_is_refused_with_the_reason() -> None:
+    """Through the loader's format detection: the scores and the crawl load, the registry is
+    refused."""
+    formats: dict[str, str] = {}
+    for path in sorted(sample(RADAR).iterdir()):
+        try:
+            formats[path.name] = read_page(path.read_bytes(), path.name).format
+        except PageError as error:
+            formats[path.name] = f"refused: {error.problem}"
+    assert formats == {
+        SCORES.name: "score-file",
+        SNAPSHOTS.name: "refused: a leaderboard snapshot registry: it describes crawled CSV "
+        "files and holds no scores",
+        EXPORT.name: "leaderboard-csv",
+    }
