@@ -18,7 +18,12 @@ What goes where:
   ``5.0`` stays ``5.0``), else the exact decimal (``bg:value``); the published text is in
   ``score_details.details`` too.
 - ``uncertainty``: the interval (``bg:ciLower``/``bg:ciUpper``), its level (``bg:ciLevel``) and
-  ``num_samples`` (``bg:sampleSize``); the interval as published in ``details``.
+  ``num_samples`` (``bg:sampleSize``); the interval as published in ``details``. A published ±
+  (``bg:plusMinus``) is ``standard_deviation`` or ``standard_error`` when its source says it is
+  one; otherwise (a ± whose meaning is not stated, or a half-width of an interval of no stated
+  level) it stays in ``score_details.details`` with its meaning, and is not exported as either.
+- A metric with no stated unit (``bg:NoUnitStated``) has no ``metric_unit``; a direction read
+  from the table of metric names is marked ``direction_inferred`` in ``metric_config``'s details.
 - ``generation_config.additional_details``: the configuration's settings by their keys, and
   ``bg:protocol``, ``bg:subset``, ``bg:configurationJSON`` and ``bg:configuration`` (its IRI).
 - ``evaluator_relationship``: ``first_party`` when the reporting paper is the method's origin
@@ -79,6 +84,8 @@ class Uncertainty:
     upper: Decimal | None = None
     level: Decimal | None = None
     num_samples: int | None = None
+    standard_deviation: Decimal | None = None
+    standard_error: Decimal | None = None
 
 
 @dataclass(frozen=True)
@@ -311,7 +318,10 @@ def _result(rows: list[_Row]) -> Result:
         metric_unit=_unit_name(unit, row.text("unitLabel")),
         lower_is_better=DIRECTIONS.get(direction) if direction else None,
         metric_details=_present(
-            unit=unit, direction=direction, chance_level=row.text("chanceLevel")
+            unit=unit,
+            direction=direction,
+            direction_inferred=row.text("directionInferred"),
+            chance_level=row.text("chanceLevel"),
         ),
         score=_score(value, published),
         score_details=_present(
@@ -320,12 +330,19 @@ def _result(rows: list[_Row]) -> Result:
             source_table=row.text("table"),
             headline=row.text("headline"),
             published_interval=row.text("interval"),
+            published_cell=row.text("cell"),
+            plus_minus=row.text("plusMinus"),
+            plus_minus_meaning=row.text("plusMinusMeaning"),
+            verified=row.text("verified"),
         ),
-        uncertainty=Uncertainty(
-            lower=_decimal(row.text("ciLower")),
-            upper=_decimal(row.text("ciUpper")),
-            level=_decimal(row.text("ciLevel")),
-            num_samples=_integer(row.text("sampleSize")),
+        uncertainty=_spread(
+            row,
+            Uncertainty(
+                lower=_decimal(row.text("ciLower")),
+                upper=_decimal(row.text("ciUpper")),
+                level=_decimal(row.text("ciLevel")),
+                num_samples=_integer(row.text("sampleSize")),
+            ),
         ),
         evaluated_on=row.text("date"),
         configuration=_configuration(rows) if row.text("configuration") else {},
@@ -353,6 +370,16 @@ def _configuration(rows: Iterable[_Row]) -> dict[str, str]:
     )
 
 
+def _spread(row: _Row, found: Uncertainty) -> Uncertainty:
+    """``found`` with the published ± as the deviation or error its source says it is."""
+    half, meaning = _decimal(row.text("plusMinus")), row.text("plusMinusMeaning")
+    if meaning == "standard deviation":
+        return replace(found, standard_deviation=half)
+    if meaning == "standard error":
+        return replace(found, standard_error=half)
+    return found
+
+
 def _uncertainty(u: Uncertainty) -> dict[str, object]:
     """The schema's ``uncertainty`` object (empty when nothing is known)."""
     found: dict[str, object] = {}
@@ -361,6 +388,10 @@ def _uncertainty(u: Uncertainty) -> dict[str, object]:
         if u.level is not None:
             interval["confidence_level"] = u.level
         found["confidence_interval"] = interval
+    if u.standard_error is not None:
+        found["standard_error"] = {"value": u.standard_error}
+    if u.standard_deviation is not None:
+        found["standard_deviation"] = u.standard_deviation
     if u.num_samples is not None:
         found["num_samples"] = u.num_samples
     return found
@@ -391,7 +422,7 @@ def _integer(text: str | None) -> int | None:
 
 def _unit_name(unit: str | None, label: str | None) -> str | None:
     """EEE's ``metric_unit`` for the QUDT (or unmapped) unit ``unit`` labelled ``label``."""
-    if unit is None:
+    if unit is None or unit == V.NoUnitStated:
         return None
     if unit in UNIT_NAMES:
         return UNIT_NAMES[unit]

@@ -25,6 +25,12 @@ class PaperRef(Protocol):
     def source_id(self) -> str | None: ...
     @property
     def title(self) -> str | None: ...
+    @property
+    def url(self) -> str | None: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def arxiv_id(self) -> str | None: ...
 
 
 class Benchmark(Protocol):
@@ -61,11 +67,27 @@ def _segment(text: str) -> str:
     return quote(key, safe="-")
 
 
-def paper(ref: PaperRef) -> str:
-    """IRI of a paper: its 24-hex source ID if it has one, else its normalised title.
+# Where each kind of reporting source is named: papers under paper/, the others apart.
+_SOURCE_FOLDERS = {"paper": "paper", "model card": "card", "document": "document"}
 
-    Raises ValueError for a reference with neither.
+
+def paper(ref: PaperRef) -> str:
+    """IRI of a reporting or origin source. A paper: its 24-hex source ID if it has one, else
+    its arXiv ID (``paper/arxiv-1810.04805``: result files of different formats that cite one
+    arXiv paper meet on it), else its normalised title, else its URL. A model card or another
+    document: its normalised title, else its URL.
+
+    Raises ValueError for a reference with none of these.
     """
+    if ref.kind != "paper":
+        name = ref.title or ref.url
+        if not name:
+            raise ValueError(f"a {ref.kind} needs a title or a URL")
+        return f"{ID}{_SOURCE_FOLDERS[ref.kind]}/{_segment(name)}"
+    if not ref.source_id and ref.arxiv_id:
+        return f"{ID}paper/arxiv-{quote(ref.arxiv_id, safe='')}"
+    if not ref.source_id and not ref.title and ref.url:
+        return f"{ID}paper/{_segment(ref.url)}"
     return _paper(ref.source_id, ref.title)
 
 

@@ -42,11 +42,15 @@ Setting = BG + "Setting"
 SourceDocument = BG + "SourceDocument"
 Direction = BG + "Direction"
 UnmappedUnit = BG + "UnmappedUnit"
+ModelCard = BG + "ModelCard"
+ReportingSource = BG + "ReportingSource"
+ReportingDocument = BG + "ReportingDocument"
 SourceVersion = BG + "SourceVersion"
 
 # Individuals
 HigherIsBetter = BG + "HigherIsBetter"
 LowerIsBetter = BG + "LowerIsBetter"
+NoUnitStated = BG + "NoUnitStated"
 
 # Result and aggregate properties
 method = BG + "method"
@@ -65,10 +69,17 @@ sampleSize = BG + "sampleSize"
 resultDate = BG + "resultDate"
 sourceTable = BG + "sourceTable"
 headline = BG + "headline"
+publishedCell = BG + "publishedCell"
+plusMinus = BG + "plusMinus"
+plusMinusMeaning = BG + "plusMinusMeaning"
+codeRepository = BG + "codeRepository"
+verified = BG + "verified"
+sourceLocation = BG + "sourceLocation"
 
 # Method
 introducedIn = BG + "introducedIn"
 implementation = BG + "implementation"
+arxivId = BG + "arxivId"
 
 # Benchmark and metric
 task = BG + "task"
@@ -77,6 +88,8 @@ split = BG + "split"
 hasMetric = BG + "hasMetric"
 direction = BG + "direction"
 chanceLevel = BG + "chanceLevel"
+directionInferred = BG + "directionInferred"
+subtaskOf = BG + "subtaskOf"
 
 # Configuration
 setting = BG + "setting"
@@ -124,6 +137,7 @@ wasGeneratedBy = PROV + "wasGeneratedBy"
 startedAtTime = PROV + "startedAtTime"
 endedAtTime = PROV + "endedAtTime"
 url = SCHEMA + "url"
+alternateName = SCHEMA + "alternateName"
 
 BG_TERMS = sorted(
     v for k, v in dict(globals()).items() if isinstance(v, str) and v.startswith(BG) and v != BG

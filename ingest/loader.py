@@ -29,11 +29,11 @@ from benchgraph import graphs, iris, validation, versions
 from benchgraph.outcomes import Outcome
 from benchgraph.store import Change, EmbeddedStore, Store, StoreError, is_remote
 from benchgraph.versions import Activity
-from ingest import leaderboard_csv, radar, score_file, sota2
+from ingest import leaderboard_csv, model_index, radar, score_file, sota2
 from ingest.mapper import map_page
 from ingest.records import Page, PageError
 
-PARSERS = (sota2, radar, score_file, leaderboard_csv)
+PARSERS = (sota2, radar, model_index, score_file, leaderboard_csv)
 KEPT = "kept as history (older than the current version)"  # as the summary line says it
 # Folders a walk passes by, besides hidden ones, stores and virtualenvs: build output and
 # installed packages, which hold no pages of their own.

@@ -18,6 +18,7 @@ from benchgraph import vocab as V
 from ingest import units
 from ingest.records import (
     AggregateRecord,
+    Benchmark,
     Configuration,
     MetricDecl,
     Page,
@@ -32,7 +33,10 @@ _XSD_DATE = NamedNode(V.XSD + "date")
 _XSD_DATETIME = NamedNode(V.XSD + "dateTime")
 _XSD_BOOLEAN = NamedNode(V.XSD + "boolean")
 _RDF_JSON = NamedNode(V.JSON)
+_TRUE = Literal("true", datatype=_XSD_BOOLEAN)
+_FALSE = Literal("false", datatype=_XSD_BOOLEAN)
 _DIRECTIONS = {"higher": V.HigherIsBetter, "lower": V.LowerIsBetter}
+_SOURCE_KINDS = {"paper": V.Paper, "model card": V.ModelCard, "document": V.ReportingDocument}
 
 
 def _iri(value: str) -> NamedNode:
@@ -79,7 +83,10 @@ class _Graph:
 
 def unit_of(page: Page, decl: MetricDecl) -> str:
     """The QUDT unit IRI of a declared metric, or for a unit QUDT has none for, the IRI of the
-    unit as published (see ``iris.unit``). Raises PageError for a metric with no unit."""
+    unit as published (see ``iris.unit``), or ``bg:NoUnitStated`` for a metric of a result file
+    that states no unit. Raises PageError for a page's metric with a blank unit."""
+    if decl.unit is None:
+        return V.NoUnitStated
     if not decl.unit.strip():
         raise PageError(
             page.origin, f"metric {decl.name!r}", "no unit", "every metric states its unit"
@@ -88,7 +95,7 @@ def unit_of(page: Page, decl: MetricDecl) -> str:
 
 
 def map_page(page: Page, ingested_at: str) -> list[Triple]:
-    """Return the triples that describe ``page``: its source document, benchmark, metrics,
+    """Return the triples that describe ``page``: its source document, benchmarks, metrics,
     papers, methods, configurations, results and aggregates.
 
     ``ingested_at`` is the ingest time as an ``xsd:dateTime`` lexical form. Raises PageError
@@ -100,29 +107,48 @@ def map_page(page: Page, ingested_at: str) -> list[Triple]:
         raise PageError(page.origin, "", f"cannot be expressed in RDF: {error}") from None
 
 
+# A metric is declared for one benchmark: (benchmark, metric name) names it within a page.
+_MetricKey = tuple[Benchmark, str]
+
+
 def _map(page: Page, ingested_at: str) -> list[Triple]:
     g = _Graph()
     source = iris.source(page.key)
-    bench = _map_benchmark(g, page)
-    units = {decl.name: unit_of(page, decl) for decl in page.metrics}
-    _map_source(g, page, source, bench, ingested_at)
+    benches = {b: _map_benchmark(g, b) for b in page.benchmarks}
+    units: dict[_MetricKey, str] = {}
+    for decl in page.metrics:
+        bench = decl.benchmark or page.benchmark
+        if bench is None:
+            raise PageError(page.origin, f"metric {decl.name!r}", "declared for no benchmark")
+        units[bench, decl.name] = _map_metric(g, page, bench, benches[bench], decl)
+    _map_source(g, page, source, benches, ingested_at)
     for record in page.results:
-        if record.metric not in units:
-            raise PageError(
-                page.origin, f"line {record.line}", f"metric {record.metric!r} is not declared"
-            )
-        _map_result(g, page, record, source, bench, units[record.metric])
+        bench = record.benchmark or page.benchmark
+        if bench is None or (bench, record.metric) not in units:
+            where = record.location or f"line {record.line}"
+            raise PageError(page.origin, where, f"metric {record.metric!r} is not declared")
+        unit = units[bench, record.metric]
+        _map_result(g, record, source, bench, benches[bench], unit)
     for agg in page.aggregates:
-        if agg.metric not in units:
+        own = page.benchmark
+        if own is None or (own, agg.metric) not in units:
             raise PageError(
                 page.origin, f"line {agg.line}", f"metric {agg.metric!r} is not declared"
             )
-        _map_aggregate(g, page, agg, source, bench, units[agg.metric])
+        _map_aggregate(g, page, agg, source, own, benches[own], units[own, agg.metric])
+    for ref in page.papers:
+        _map_paper(g, ref)
+    for described in page.methods:
+        _map_method(g, described.name, described.origin)
+        g.text(iris.method(described.name), V.alternateName, described.full_name)
+    for child, parent in page.task_parents:
+        g.add(iris.task(child), V.subtaskOf, iris.task(parent))
+        g.add(iris.task(parent), V.type_, V.Task)
+        g.text(iris.task(parent), V.label, parent)
     return list(g.triples.values())
 
 
-def _map_benchmark(g: _Graph, page: Page) -> str:
-    b = page.benchmark
+def _map_benchmark(g: _Graph, b: Benchmark) -> str:
     bench = iris.benchmark(b)
     task, dataset = iris.task(b.task), iris.dataset(b.dataset)
     g.add(bench, V.type_, V.Benchmark)
@@ -135,25 +161,34 @@ def _map_benchmark(g: _Graph, page: Page) -> str:
     g.text(task, V.label, b.task)
     g.add(dataset, V.type_, V.Dataset)
     g.text(dataset, V.label, b.dataset)
-    for decl in page.metrics:
-        metric = iris.metric(b, decl.name)
-        g.add(bench, V.hasMetric, metric)
-        g.add(metric, V.type_, V.Metric)
-        g.text(metric, V.label, decl.name)
-        unit = unit_of(page, decl)
-        g.add(metric, V.unit, unit)
-        if not unit.startswith(V.UNIT):
-            g.add(unit, V.type_, V.UnmappedUnit)
-            g.text(unit, V.label, decl.unit.strip())
-        g.add(metric, V.direction, _DIRECTIONS[decl.direction])
-        if decl.url:
-            g.add(metric, V.url, decl.url)
-        if decl.chance_level is not None:
-            g.add(metric, V.chanceLevel, _decimal(decl.chance_level))
     return bench
 
 
-def _map_source(g: _Graph, page: Page, source: str, bench: str, ingested_at: str) -> None:
+def _map_metric(g: _Graph, page: Page, b: Benchmark, bench: str, decl: MetricDecl) -> str:
+    """Describe one declared metric of benchmark ``b``; return the IRI of its unit."""
+    metric = iris.metric(b, decl.name)
+    g.add(bench, V.hasMetric, metric)
+    g.add(metric, V.type_, V.Metric)
+    g.text(metric, V.label, decl.name)
+    unit = unit_of(page, decl)
+    g.add(metric, V.unit, unit)
+    if decl.unit is not None and not unit.startswith(V.UNIT):
+        g.add(unit, V.type_, V.UnmappedUnit)
+        g.text(unit, V.label, decl.unit.strip())
+    if decl.direction is not None:
+        g.add(metric, V.direction, _DIRECTIONS[decl.direction])
+        if decl.direction_inferred:
+            g.add(metric, V.directionInferred, _TRUE)
+    if decl.url:
+        g.add(metric, V.url, decl.url)
+    if decl.chance_level is not None:
+        g.add(metric, V.chanceLevel, _decimal(decl.chance_level))
+    return unit
+
+
+def _map_source(
+    g: _Graph, page: Page, source: str, benches: dict[Benchmark, str], ingested_at: str
+) -> None:
     g.add(source, V.type_, V.SourceDocument)
     g.text(source, V.identifier, page.key)
     g.text(source, V.title, page.title)
@@ -170,8 +205,11 @@ def _map_source(g: _Graph, page: Page, source: str, bench: str, ingested_at: str
     if page.total_count is not None:
         g.add(source, V.totalResultCount, _integer(page.total_count))
     g.text(source, V.coverage, page.coverage)
-    g.add(source, V.primaryMetric, iris.metric(page.benchmark, page.primary_metric))
-    g.add(source, V.DCTERMS + "subject", bench)
+    for b, bench in benches.items():
+        primary = page.primary_metric if b == page.benchmark else _first_metric(page, b)
+        if primary is not None:
+            g.add(source, V.primaryMetric, iris.metric(b, primary))
+        g.add(source, V.DCTERMS + "subject", bench)
     if page.page_number is not None:
         g.add(source, V.pageNumber, _integer(page.page_number))
     if page.page_count is not None:
@@ -182,10 +220,17 @@ def _map_source(g: _Graph, page: Page, source: str, bench: str, ingested_at: str
     g.text(source, V.publisherName, page.publisher)
 
 
+def _first_metric(page: Page, b: Benchmark) -> str | None:
+    """The first metric declared for benchmark ``b`` (a result file's other benchmarks)."""
+    return next((d.name for d in page.metrics if d.benchmark == b), None)
+
+
 def _map_paper(g: _Graph, ref: PaperRef) -> str:
+    """Describe a reporting or origin source: a paper, a model card or another document."""
     paper = iris.paper(ref)
-    g.add(paper, V.type_, V.Paper)
+    g.add(paper, V.type_, _SOURCE_KINDS[ref.kind])
     g.text(paper, V.identifier, ref.source_id)
+    g.text(paper, V.arxivId, ref.arxiv_id)
     g.text(paper, V.label, ref.title)
     if ref.url:
         g.add(paper, V.url, ref.url)
@@ -210,13 +255,20 @@ def _map_configuration(g: _Graph, config: Configuration) -> str:
     return node
 
 
-def _map_result(g: _Graph, page: Page, r: ResultRecord, source: str, bench: str, unit: str) -> None:
-    result = iris.result(r.source_id)
-    method = iris.method(r.method)
+def _map_method(g: _Graph, name: str, origin: PaperRef | None) -> str:
+    method = iris.method(name)
     g.add(method, V.type_, V.Method)
-    g.text(method, V.label, r.method)
-    if r.origin is not None:
-        g.add(method, V.introducedIn, _map_paper(g, r.origin))
+    g.text(method, V.label, name)
+    if origin is not None:
+        g.add(method, V.introducedIn, _map_paper(g, origin))
+    return method
+
+
+def _map_result(
+    g: _Graph, r: ResultRecord, source: str, b: Benchmark, bench: str, unit: str
+) -> None:
+    result = iris.result(r.source_id)
+    method = _map_method(g, r.method, r.origin)
     if r.implementation:
         g.add(method, V.implementation, r.implementation)
 
@@ -224,14 +276,16 @@ def _map_result(g: _Graph, page: Page, r: ResultRecord, source: str, bench: str,
     g.text(result, V.identifier, r.source_id)
     g.add(result, V.method, method)
     g.add(result, V.benchmark, bench)
-    g.add(result, V.metric, iris.metric(page.benchmark, r.metric))
+    g.add(result, V.metric, iris.metric(b, r.metric))
     g.add(result, V.value, _decimal(r.value))
     g.text(result, V.publishedValue, r.value)
+    g.text(result, V.publishedCell, r.cell)
     g.add(result, V.unit, unit)
     g.add(result, V.reportedIn, _map_paper(g, r.reported_in))
     g.add(result, V.wasDerivedFrom, source)
     g.text(result, V.sourceTable, r.table)
-    g.add(result, V.headline, Literal("true" if r.headline else "false", datatype=_XSD_BOOLEAN))
+    g.text(result, V.sourceLocation, r.location)
+    g.add(result, V.headline, _TRUE if r.headline else _FALSE)
     if r.result_date:
         g.add(result, V.resultDate, _when(r.result_date))
     if r.configuration.recorded:
@@ -241,18 +295,25 @@ def _map_result(g: _Graph, page: Page, r: ResultRecord, source: str, bench: str,
         g.add(result, V.ciUpper, _decimal(r.interval.upper))
         g.add(result, V.ciLevel, _decimal(r.interval.level))
         g.text(result, V.publishedInterval, r.interval.text)
+    if r.spread is not None:
+        g.add(result, V.plusMinus, _decimal(r.spread.half_width))
+        g.text(result, V.plusMinusMeaning, r.spread.meaning)
     if r.sample_size is not None:
         g.add(result, V.sampleSize, _integer(r.sample_size))
+    for link in r.code_links:
+        g.add(result, V.codeRepository, link)
+    if r.verified is not None:
+        g.add(result, V.verified, _TRUE if r.verified else _FALSE)
 
 
 def _map_aggregate(
-    g: _Graph, page: Page, a: AggregateRecord, source: str, bench: str, unit: str
+    g: _Graph, page: Page, a: AggregateRecord, source: str, b: Benchmark, bench: str, unit: str
 ) -> None:
     node = iris.aggregate(a.source_id)
     g.add(node, V.type_, V.Aggregate)
     g.text(node, V.identifier, a.source_id)
     g.add(node, V.benchmark, bench)
-    g.add(node, V.metric, iris.metric(page.benchmark, a.metric))
+    g.add(node, V.metric, iris.metric(b, a.metric))
     g.add(node, V.value, _decimal(a.value))
     g.text(node, V.publishedValue, a.value)
     g.add(node, V.unit, unit)

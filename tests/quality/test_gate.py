@@ -121,7 +121,7 @@ CRAFTED = {
     "no-unit": (V.unit, "needs exactly one unit (bg:unit)", "bgsh:Result-unit"),
     "no-reporting-paper": (
         V.reportedIn,
-        "needs exactly one reporting paper",
+        "needs exactly one reporting source",
         "bgsh:Result-reportedIn",
     ),
     "no-source": (

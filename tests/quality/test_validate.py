@@ -179,6 +179,39 @@ def test_what_no_single_page_shows_is_found_across_pages(check: str, seeded: Pat
     assert all(f["severity"] == "Warning" for f in page_findings)  # each page alone is fine
 
 
+def test_near_misses_are_reported_as_possible_duplicates_not_merged(seeded: Path) -> None:
+    """A method named a near miss of another's, and a paper whose title is another's but for
+    case and punctuation, stand apart as two resources and are reported as warnings."""
+    jina_ours = V.ID + "method/jina-v4-ours"
+    clip = V.ID + "method/clipb-16-laion-2b"
+    paper = V.ID + "paper/arxiv-2101.00001"
+    for s, o in ((jina_ours, "Jina-v4 (ours)"), (clip, "CLIPB/16 LAION-2B")):
+        add(seeded, COCO_GRAPH, s, V.type_, ox.NamedNode(V.Method))
+        add(seeded, COCO_GRAPH, s, V.label, ox.Literal(o))
+    add(seeded, COCO_GRAPH, paper, V.type_, ox.NamedNode(V.Paper))
+    add(seeded, COCO_GRAPH, paper, V.label, ox.Literal("CompoSET: paper, v1"))
+    done = run_cli("validate", "--format", "json", store=seeded)
+    assert done.returncode == 0, done.stdout + done.stderr  # warnings only
+    report = json.loads(done.stdout)
+    crossing = {
+        (f["shape"].removeprefix(validation.BGSH), f["focus"]): f["message"]
+        for f in report["findings"]
+        if f["page"] == "across pages"
+    }
+    composet = V.ID + "paper/composet-paper-v1"
+    assert set(crossing) == {
+        ("check-possible-duplicate-methods", V.ID + "method/jina-v4"),
+        ("check-possible-duplicate-methods", V.ID + "method/clip-b-16-laion-2b"),
+        ("check-possible-duplicate-methods", clip),
+        ("check-possible-duplicate-papers", composet),
+        ("check-possible-duplicate-papers", paper),
+    }
+    jina = crossing["check-possible-duplicate-methods", V.ID + "method/jina-v4"]
+    assert jina_ours in jina and "trailing parenthesis" in jina
+    assert "the same title" in crossing["check-possible-duplicate-papers", paper]
+    assert composet in crossing["check-possible-duplicate-papers", paper]
+
+
 @pytest.mark.parametrize("engine", settings.ENGINES)
 def test_validation_goes_page_by_page(
     seeded: Path, monkeypatch: pytest.MonkeyPatch, engine: validation.Engine
