@@ -16,9 +16,10 @@ What becomes of each field:
   given) become the metric of every instrument of that benchmark; a missing direction is read
   from the metric-name table and marked as inferred.
 - ``source_id`` names the document the number was read from (an entry of the dataset's
-  ``model_cards.yml``, which this file does not carry: no URL or title). It is the reporting
-  source, of kind "document"; ``reported_at`` is the result's date and, when every row of the
-  source gives the same one, the document's date.
+  ``model_cards.yml``, which this file does not carry: no URL, title or arXiv ID). It is the
+  reporting source, of kind "document", with that ID as its source ID and as its name;
+  ``reported_at`` is the result's date and, when every row of the source gives the same one,
+  the document's date.
 - ``organization`` (whose model), ``reported_by`` (who published the document, set on
   third-party citations) and ``read_from`` (``pdf_text``, ``html_text``) have no record field
   and are not kept.
@@ -28,7 +29,8 @@ undeclared benchmark, a value that is not one number) is skipped with a warning 
 YAML path; a broken structure (no ``benchmarks`` or ``results`` list, a benchmark declared
 twice or with a direction it does not define, an unknown ``schema_version``) refuses the
 file. The file states no date of its own, so ``data_updated`` is None; it names no URL or ID
-of its own, so its key is a constant for the dataset.
+of its own, so its key is a constant for the dataset, and its publisher is the dataset
+(benchmark-radar, whose ``rebuild`` command its header names).
 
 The dataset's snapshot registry (``leaderboard_snapshots.yml``) is recognised too, so that it
 is refused with the reason: it describes crawled leaderboard CSV files (read by
@@ -62,6 +64,7 @@ from ingest.structured import Number, load_yaml, path
 
 FORMAT: SourceFormat = "score-file"
 KEY = "score-file/benchmark-radar"
+PUBLISHER = "benchmark-radar"
 TITLE = "benchmark-radar benchmark scores"
 SCHEMA_VERSIONS = ("1",)
 _DIRECTIONS: dict[str, Direction] = {"higher_is_better": "higher", "lower_is_better": "lower"}
@@ -167,6 +170,7 @@ def parse(data: bytes, origin: str) -> Page:
         results=results,
         declared_count=len(results),
         total_count=len(rows),
+        publisher=PUBLISHER,
         sha256=hashlib.sha256(data).hexdigest(),
         warnings=tuple(sorted(warnings, key=_order)),
     )
@@ -347,7 +351,9 @@ def _record(
         method=row.model,
         metric=metrics[row.benchmark].name,
         value=row.cell.value,
-        reported_in=PaperRef(source_id=row.source, date=dates.get(row.source), kind="document"),
+        reported_in=PaperRef(
+            source_id=row.source, title=row.source, date=dates.get(row.source), kind="document"
+        ),
         result_date=row.date,
         configuration=Configuration(protocol=row.protocol),
         benchmark=row.benchmark,

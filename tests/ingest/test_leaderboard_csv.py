@@ -3,11 +3,15 @@ small files it must refuse or read past, and sniffing every sample."""
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 from pathlib import Path
 
 import pytest
+from support import run_cli
 
+from benchgraph import vocab as V
 from ingest import leaderboard_csv
 from ingest.records import Benchmark, Configuration, MetricDecl, Page, PageError, PaperRef
 
@@ -203,3 +207,32 @@ def test_sniff_claims_the_crawl_and_no_other_sample() -> None:
 )
 def test_sniff_needs_the_header(text: str) -> None:
     assert not leaderboard_csv.sniff(text)
+
+
+def test_a_leaderboard_of_the_crawl_shows_each_figure_as_published(tmp_path: Path) -> None:
+    if not EXPORT.exists():
+        pytest.skip("the third-party samples (../shared/data) are not beside this checkout")
+    store = tmp_path / "store"
+    done = run_cli("ingest", str(EXPORT), store=store)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("1 loaded, 0 unchanged, 0 refused, 0 unreadable; 300 results")
+    done = run_cli(
+        "query", "leaderboard", "--param", "benchmark=AA-Omniscience Index", "--format", "csv",
+        store=store,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = [
+        (row["cohort"], row["rank"], row["methodLabel"], row["value"], row["unit"],
+         row["direction"], row["paper"])
+        for row in csv.DictReader(io.StringIO(done.stdout))
+    ]  # fmt: skip
+    board = (
+        "https://w3id.org/benchgraph/id/document/"
+        "aa-omniscience-index-leaderboard-at-api-zeroeval-com"
+    )
+    assert rows == [
+        ("configuration not recorded", "1", "Grok 4.5", "126.0", V.NoUnitStated,
+         V.HigherIsBetter, board),
+        ("configuration not recorded", "2", "LFM2.5-2.6B", "-29.5", V.NoUnitStated,
+         V.HigherIsBetter, board),
+    ]  # fmt: skip

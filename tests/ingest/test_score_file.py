@@ -3,11 +3,16 @@ files it refuses, small files it must refuse or read past, and sniffing every sa
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
+import shutil
 from pathlib import Path
 
 import pytest
+from support import run_cli
 
+from benchgraph import vocab as V
 from ingest import score_file
 from ingest.loader import read_page
 from ingest.records import Benchmark, Configuration, MetricDecl, Page, PageError, PaperRef
@@ -20,6 +25,7 @@ SCORES = RADAR / "benchmark_scores.yml"
 SNAPSHOTS = RADAR / "leaderboard_snapshots.yml"
 EXPORT = RADAR / "llm_stats_benchmark_scores_2026-08-17.head300.csv"
 SMALL = REPO / "tests" / "data" / "score-file" / "small.yml"
+ID = "https://w3id.org/benchgraph/id/"
 
 
 def sample(path: Path) -> Path:
@@ -61,6 +67,7 @@ def test_the_file_loads_every_result(scores: Page) -> None:
         None,
     )
     assert scores.title.startswith("Benchmark Score Progression")
+    assert scores.publisher == "benchmark-radar"
     assert (len(scores.results), scores.declared_count, scores.total_count) == (271, 271, 271)
     assert scores.warnings == ()
     assert scores.benchmark == Benchmark("mmlu", "mmlu")
@@ -96,7 +103,7 @@ def by_location(page: Page, index: int) -> tuple:
 
 
 def document(source: str, date: str) -> PaperRef:
-    return PaperRef(source_id=source, date=date, kind="document")
+    return PaperRef(source_id=source, title=source, date=date, kind="document")
 
 
 GEMINI_15 = document("google_gemini_1_5_report", "2024-03-08")
@@ -393,3 +400,108 @@ def test_every_file_of_the_dataset_loads_or_is_refused_with_the_reason() -> None
         "files and holds no scores",
         EXPORT.name: "leaderboard-csv",
     }
+
+
+# --- end to end: the dataset's folder through the command line ----------------------------
+
+
+@pytest.fixture(scope="module")
+def radar_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = sample(RADAR)
+    store = tmp_path_factory.mktemp("radar") / "store"
+    done = run_cli("ingest", str(folder), store=store)
+    assert done.returncode == 1, done.stderr  # the registry refused, the others loaded
+    assert done.stdout.startswith(
+        "2 loaded, 0 unchanged, 1 refused, 0 unreadable; 571 results in the loaded pages;"
+    )
+    assert (
+        f"refused: {SNAPSHOTS}: snapshots: a leaderboard snapshot registry: it describes "
+        "crawled CSV files and holds no scores" in done.stderr
+    )
+    return store
+
+
+def leaderboard(store: Path, benchmark: str) -> list[tuple[str, ...]]:
+    """The leaderboard's rows as (cohort, rank, method, value, unit, direction, source)."""
+    done = run_cli(
+        "query", "leaderboard", "--param", f"benchmark={benchmark}", "--format", "csv",
+        store=store,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return [
+        (row["cohort"], row["rank"], row["methodLabel"], row["value"], row["unit"],
+         row["direction"], row["paper"].removeprefix(ID))
+        for row in csv.DictReader(io.StringIO(done.stdout))
+    ]  # fmt: skip
+
+
+def test_a_leaderboard_ranks_only_within_one_instrument_and_protocol(radar_store: Path) -> None:
+    pct, up = "http://qudt.org/vocab/unit/PERCENT", V.HigherIsBetter
+    rows = leaderboard(radar_store, "livecodebench")
+    assert [row for row in rows if row[0] in ("protocol=Pass@1", "protocol=Pass@1-COT")] == [
+        ("protocol=Pass@1", "1", "DeepSeek-V3", "37.6", pct, up, "document/deepseek-v3-report"),
+        ("protocol=Pass@1", "2", "Qwen2.5-Coder-32B-Instruct", "31.4", pct, up,
+         "document/qwen2-5-coder-report"),
+        ("protocol=Pass@1-COT", "1", "DeepSeek-R1", "65.9", pct, up, "document/deepseek-r1-report"),
+        ("protocol=Pass@1-COT", "2", "DeepSeek-V3", "40.5", pct, up, "document/deepseek-v3-report"),
+    ]  # fmt: skip
+    assert len(rows) == 9 and len({row[0] for row in rows}) == 6  # every cohort one protocol
+    # Terminal-Bench 2.1 is a benchmark of its own: no 2.0 figure is ranked with its figures
+    assert sorted(row[2:4] for row in leaderboard(radar_store, "terminal_bench_2.1")) == [
+        ("DeepSeek-V4-Pro-0813", "87.9"), ("GLM-5.2", "81.0"), ("Grok 4.5", "83.3"),
+        ("Kimi K3", "88.3"),
+    ]  # fmt: skip
+
+
+def test_a_leaderboard_keeps_units_the_file_states(radar_store: Path) -> None:
+    elo, usd, up = f"{ID}unit/elo", f"{ID}unit/usd", V.HigherIsBetter
+    assert leaderboard(radar_store, "codeforces") == [
+        ("protocol=Elo", "1", "Gemma 4 (31B)", "2150", elo, up,
+         "document/google-gemma-4-model-card"),
+        ("protocol=think max, rating", "1", "DeepSeek-V4-Pro", "3206", elo, up,
+         "document/deepseek-v4-model-card"),
+        ("protocol=think max, rating", "2", "DeepSeek-V4-Flash", "3052", elo, up,
+         "document/deepseek-v4-technical-report"),
+    ]  # fmt: skip
+    assert [row[2:5] for row in leaderboard(radar_store, "vending_bench_2")] == [
+        ("GLM-5.1", "5634.41", usd), ("GLM-5", "4432.12", usd),
+    ]  # fmt: skip
+
+
+def test_the_store_keeps_the_reporting_document_and_its_date(
+    radar_store: Path, tmp_path: Path
+) -> None:
+    rq = tmp_path / "reported.rq"
+    rq.write_text(
+        f"PREFIX bg: <{V.BG}>\nPREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>\n"
+        "PREFIX dcterms: <http://purl.org/dc/terms/>\n"
+        "SELECT ?method ?value ?protocol ?kind ?source ?date ?resultDate WHERE {\n"
+        "  ?r a bg:Result ; bg:method/rdfs:label ?method ; bg:publishedValue ?value ;\n"
+        "     bg:reportedIn ?by ; bg:resultDate ?resultDate ;\n"
+        "     bg:configuration/bg:protocol ?protocol .\n"
+        "  ?by a ?kind ; rdfs:label ?source . OPTIONAL { ?by dcterms:date ?date }\n"
+        "  FILTER (?value IN ('85.9', '83.3') && ?method IN ('o3 high', 'Gemini 1.5 Pro'))\n"
+        "} ORDER BY ?value\n"
+    )
+    done = run_cli("query", str(rq), "--format", "csv", store=radar_store)
+    assert done.returncode == 0, done.stderr
+    rows = [tuple(row.values()) for row in csv.DictReader(io.StringIO(done.stdout))]
+    assert rows == [
+        ("o3 high", "83.3", "single attempt, pass@1", V.ReportingDocument,
+         "google_gemini_2_5_report", "2025-06-17", "2025-06-17"),
+        ("Gemini 1.5 Pro", "85.9", "5-shot", V.ReportingDocument, "google_gemini_1_5_report",
+         "2024-03-08", "2024-03-08"),
+    ]  # fmt: skip
+
+
+def test_a_newer_version_of_the_file_replaces_it(radar_store: Path, tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    shutil.copytree(radar_store, store)
+    newer = tmp_path / "renamed.yml"  # another name: the page is known by its content
+    newer.write_text(edit(SCORES.read_text(encoding="utf-8"), "value: 4432.12", "value: 4432.13"))
+    done = run_cli("ingest", str(newer), store=store)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("1 loaded, 0 unchanged, 0 refused, 0 unreadable; 271 results")
+    assert [row[2:4] for row in leaderboard(store, "vending_bench_2")] == [
+        ("GLM-5.1", "5634.41"), ("GLM-5", "4432.13"),
+    ]  # fmt: skip
