@@ -40,6 +40,7 @@ import io
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -147,7 +148,7 @@ def parse(data: bytes, origin: str) -> Page:
         key=key,
         title=f"Leaderboard export of {urlsplit(url).netloc}",
         url=url,
-        data_updated=max(instants, default=None),
+        data_updated=_latest(instants),
         benchmark=rows[0].benchmark,
         metrics=tuple(metrics.values()),
         primary_metric=METRIC,
@@ -252,6 +253,11 @@ def _record(row: _Row, key: str, shared: bool) -> ResultRecord:
         line=row.line,
         location=f"line {row.line}",
     )
+
+
+def _latest(instants: list[str]) -> str | None:
+    """The latest of the instants (as written), compared as moments, not as text."""
+    return max(instants, key=datetime.fromisoformat, default=None)
 
 
 def _key(url: str) -> tuple[str, str]:

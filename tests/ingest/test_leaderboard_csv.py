@@ -236,3 +236,9 @@ def test_a_leaderboard_of_the_crawl_shows_each_figure_as_published(tmp_path: Pat
         ("configuration not recorded", "2", "LFM2.5-2.6B", "-29.5", V.NoUnitStated,
          V.HigherIsBetter, board),
     ]  # fmt: skip
+
+
+def test_the_last_retrieval_is_the_latest_moment_not_the_greatest_text() -> None:
+    text = edit(small(), "2026-01-02T10:00:09+00:00", "2026-01-02T11:00:00+02:00")  # 09:00 UTC
+    page = leaderboard_csv.parse(text.encode("utf-8"), "small.csv")
+    assert page.data_updated == "2026-01-02T10:00:05+00:00"
