@@ -18,8 +18,8 @@ What becomes of each field:
 - ``source_id`` names the document the number was read from (an entry of the dataset's
   ``model_cards.yml``, which this file does not carry: no URL, title or arXiv ID). It is the
   reporting source, of kind "document", with that ID as its source ID and as its name;
-  ``reported_at`` is the result's date and, when every row of the source gives the same one,
-  the document's date.
+  ``reported_at`` is the result's date (one that is not a date is left out, with a warning)
+  and, when every row of the source gives the same one, the document's date.
 - ``organization`` (whose model), ``reported_by`` (who published the document, set on
   third-party citations) and ``read_from`` (``pdf_text``, ``html_text``) have no record field
   and are not kept.
@@ -266,6 +266,13 @@ def _rows(
         except _Skip as skip:
             where = path("results", index, *([skip.field] if skip.field else []))
             warnings.append(PageWarning(origin, where, f"result skipped: {skip}"))
+            continue
+        if found[-1].date is None and row.get("reported_at") is not None:
+            where = path("results", index, "reported_at")
+            shown = row["reported_at"]
+            warnings.append(
+                PageWarning(origin, where, f"{shown!r} is not a date: the result has none")
+            )
     return found, warnings
 
 

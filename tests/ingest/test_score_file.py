@@ -281,6 +281,22 @@ def test_a_percentage_for_a_metric_of_another_unit_is_skipped() -> None:
     )
 
 
+def test_a_date_that_is_not_one_is_left_out() -> None:
+    text = edit(
+        small(),
+        "reported_at: 2025-01-02\n    value: 71.50",
+        "reported_at: Q1 2025\n    value: 71.50",
+    )
+    page = score_file.parse(text.encode("utf-8"), "small.yml")
+    assert [(r.result_date, r.reported_in.date) for r in page.results] == [
+        (None, "2025-01-02"),
+        ("2025-01-02", "2025-01-02"),
+    ]
+    assert [(w.location, w.problem) for w in page.warnings] == [
+        ("results[0].reported_at", "'Q1 2025' is not a date: the result has none")
+    ]
+
+
 def test_a_source_dated_twice_gets_no_date() -> None:
     text = edit(
         small(),
