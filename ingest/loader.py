@@ -29,11 +29,17 @@ from benchgraph import graphs, iris, validation, versions
 from benchgraph.outcomes import Outcome
 from benchgraph.store import Change, EmbeddedStore, Store, StoreError, is_remote
 from benchgraph.versions import Activity
-from ingest import leaderboard_csv, model_index, radar, score_file, sota2
+from ingest import leaderboard_csv, model_index, pwc_api, pwc_tables, radar, score_file, sota2
 from ingest.mapper import map_page
 from ingest.records import Page, PageError
 
-PARSERS = (sota2, radar, model_index, score_file, leaderboard_csv)
+PARSERS = (sota2, radar, pwc_tables, pwc_api, model_index, score_file, leaderboard_csv)
+# The formats, as a message names them.
+KNOWN_FORMATS = (
+    "a sota2 page, an AI Benchmark Radar page, Papers with Code evaluation tables or API "
+    "responses, a Hugging Face model-index block or card, a benchmark-radar score file, a "
+    "crawled leaderboard export (CSV)"
+)
 KEPT = "kept as history (older than the current version)"  # as the summary line says it
 # Folders a walk passes by, besides hidden ones, stores and virtualenvs: build output and
 # installed packages, which hold no pages of their own.
@@ -52,9 +58,7 @@ def read_page(data: bytes, origin: str) -> Page:
     for a page of a known format that does not parse (or is not UTF-8).
     """
     if not data.strip():
-        raise NotAPage(
-            origin, "", "the file is empty", "expected a sota2 or AI Benchmark Radar page"
-        )
+        raise NotAPage(origin, "", "the file is empty", f"expected {KNOWN_FORMATS}")
     if b"\x00" in data[:8192]:
         raise NotAPage(origin, "", "binary data, not a text page")
     try:
@@ -70,9 +74,10 @@ def read_page(data: bytes, origin: str) -> Page:
     raise NotAPage(
         origin,
         "",
-        "not a source page: neither a sota2 page nor an AI Benchmark Radar page",
+        f"not a source page nor a result file: none of {KNOWN_FORMATS}",
         "a sota2 page starts with '# <Task> on <Dataset>' and has a Scope table; "
-        "a Radar page's first line ends with '· AI Benchmark Radar'",
+        "a Radar page's first line ends with '· AI Benchmark Radar'; "
+        "docs/formats.md shows each result file's format",
     )
 
 

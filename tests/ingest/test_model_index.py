@@ -504,7 +504,7 @@ def test_a_leaderboard_of_cards_shows_each_figure_as_published(cards_store: Path
     assert (arc["methodLabel"], arc["value"], arc["metricLabel"]) == (
         "Seraph-7B", "67.83", "normalized accuracy")  # fmt: skip
     assert (arc["unit"], arc["direction"], arc["rank"]) == (V.NoUnitStated, V.HigherIsBetter, "1")
-    assert arc["paper"].endswith("/paper/open-llm-leaderboard")
+    assert arc["paper"].endswith("/document/open-llm-leaderboard")
     (mmlu,) = leaderboard(cards_store, "benchmark=MMLU-PRO (5-shot)")
     assert (mmlu["methodLabel"], mmlu["value"]) == ("falcon-mamba-7b", "14.47")
     (top1,) = leaderboard(cards_store, "benchmark=ImageNet-1k", "metric=Top-1 Accuracy")

@@ -12,6 +12,7 @@ from support import EXAMPLES, run_cli
 
 from benchgraph import graphs, iris
 from benchgraph.store import EmbeddedStore
+from ingest import loader
 from ingest.loader import NotAPage, read_page
 from ingest.records import PageError
 
@@ -72,7 +73,7 @@ def test_ingest_of_a_checkout_walked_into_stores_venvs_and_build_output(
     assert skipped == [f"skipped: {checkout / 'README.txt'}: " + NOT_A_PAGE]
 
 
-NOT_A_PAGE = "not a source page: neither a sota2 page nor an AI Benchmark Radar page"
+NOT_A_PAGE = "not a source page nor a result file: none of " + loader.KNOWN_FORMATS
 
 
 def test_a_file_named_that_is_not_a_page_stays_refused(checkout: Path, store_dir: Path) -> None:
