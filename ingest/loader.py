@@ -29,15 +29,16 @@ from benchgraph import graphs, iris, validation, versions
 from benchgraph.outcomes import Outcome
 from benchgraph.store import Change, EmbeddedStore, Store, StoreError, is_remote
 from benchgraph.versions import Activity
-from ingest import model_index, pwc_api, pwc_tables, radar, sota2
+from ingest import leaderboard_csv, model_index, pwc_api, pwc_tables, radar, score_file, sota2
 from ingest.mapper import map_page
 from ingest.records import Page, PageError
 
-PARSERS = (sota2, radar, pwc_tables, pwc_api, model_index)
+PARSERS = (sota2, radar, pwc_tables, pwc_api, model_index, score_file, leaderboard_csv)
 # The formats, as a message names them.
 KNOWN_FORMATS = (
     "a sota2 page, an AI Benchmark Radar page, Papers with Code evaluation tables or API "
-    "responses, a Hugging Face model-index block or card, a benchmark-radar score file"
+    "responses, a Hugging Face model-index block or card, a benchmark-radar score file, a "
+    "crawled leaderboard export (CSV)"
 )
 KEPT = "kept as history (older than the current version)"  # as the summary line says it
 # Folders a walk passes by, besides hidden ones, stores and virtualenvs: build output and

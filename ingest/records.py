@@ -12,7 +12,9 @@ from typing import Literal
 
 Direction = Literal["higher", "lower"]
 # The two page formats, then the formats of other publishers' result files.
-SourceFormat = Literal["sota2", "radar", "pwc-tables", "pwc-api", "model-index", "score-file"]
+SourceFormat = Literal[
+    "sota2", "radar", "pwc-tables", "pwc-api", "model-index", "score-file", "leaderboard-csv"
+]
 # What reported a number: a paper, a model card (Hugging Face), or another document (a blog
 # post, a leaderboard, a technical report on a web page).
 SourceKind = Literal["paper", "model card", "document"]
@@ -155,6 +157,7 @@ class ResultRecord:
     code_links: tuple[str, ...] = ()  # code repositories given for this result
     verified: bool | None = None  # model-index: whether the hub verified the figure
     location: str = ""  # where in a result file the row stands (a JSON or YAML path)
+    self_reported: bool | None = None  # a leaderboard's: whether the model's maker gave it
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,424 @@
+"""Parser for benchmark-radar's curated score file (``benchmark_scores.yml``, YAML).
+
+The file declares each benchmark's metric once (``benchmarks:``: ``benchmark_id``, ``metric``,
+``direction``, ``unit``) and then lists ``results:``, each a number read out of a cited
+document: ``benchmark_id``, ``instrument``, ``protocol``, ``model``, ``organization``,
+optional ``reported_by``, ``source_id``, ``reported_at``, ``value`` and ``read_from``.
+
+What becomes of each field:
+
+- ``instrument`` is the benchmark's version identity (Terminal-Bench 2.0 and 2.1 share a
+  ``benchmark_id`` and are different task sets), so it is the benchmark's dataset, with the
+  ``benchmark_id`` as its task: results on two instruments never share a benchmark. A file
+  with no ``instrument`` anywhere uses the ``benchmark_id`` as the dataset.
+- ``protocol`` is the file's comparability class: the configuration's protocol.
+- ``metric``, ``unit`` and ``direction`` (``higher_is_better``/``lower_is_better``, as
+  given) become the metric of every instrument of that benchmark; a missing direction is read
+  from the metric-name table and marked as inferred.
+- ``source_id`` names the document the number was read from (an entry of the dataset's
+  ``model_cards.yml``, which this file does not carry: no URL, title or arXiv ID). It is the
+  reporting source, of kind "document", with that ID as its source ID and as its name;
+  ``reported_at`` is the result's date (one that is not a date is left out, with a warning)
+  and, when every row of the source gives the same one, the document's date.
+- ``organization`` (whose model), ``reported_by`` (who published the document, set on
+  third-party citations) and ``read_from`` (``pdf_text``, ``html_text``) have no record field
+  and are not kept.
+
+The file holds many independent claims: a result that cannot be read (no model, no value, an
+undeclared benchmark, a value that is not one number) is skipped with a warning naming its
+YAML path; a broken structure (no ``benchmarks`` or ``results`` list, a benchmark declared
+twice or with a direction it does not define, an unknown ``schema_version``) refuses the
+file. The file states no date of its own, so ``data_updated`` is None; it names no URL or ID
+of its own, so its key is a constant for the dataset, and its publisher is the dataset
+(benchmark-radar, whose ``rebuild`` command its header names).
+
+The dataset's snapshot registry (``leaderboard_snapshots.yml``) is recognised too, so that it
+is refused with the reason: it describes crawled leaderboard CSV files (read by
+:mod:`ingest.leaderboard_csv`) and holds no scores.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ingest import directions, units
+from ingest.cells import Cell, CellError, read_cell
+from ingest.records import (
+    Benchmark,
+    Configuration,
+    Direction,
+    MetricDecl,
+    Page,
+    PageError,
+    PageWarning,
+    PaperRef,
+    ResultRecord,
+    SourceFormat,
+)
+from ingest.structured import Number, load_yaml, path
+
+FORMAT: SourceFormat = "score-file"
+KEY = "score-file/benchmark-radar"
+PUBLISHER = "benchmark-radar"
+TITLE = "benchmark-radar benchmark scores"
+SCHEMA_VERSIONS = ("1",)
+_DIRECTIONS: dict[str, Direction] = {"higher_is_better": "higher", "lower_is_better": "lower"}
+_BENCHMARKS = re.compile(r"^benchmarks:[ \t]*(?:#.*)?$", re.M)
+_RESULTS = re.compile(r"^results:[ \t]*(?:#.*)?$", re.M)
+_BENCHMARK_ID = re.compile(r"^[ \t]*-[ \t]+benchmark_id:", re.M)
+_SNAPSHOTS = re.compile(r"^snapshots:[ \t]*(?:#.*)?$", re.M)
+_SCORES_FILE = re.compile(r"^[ \t]+scores_file:", re.M)
+_TITLE = re.compile(r"\A\ufeff?# (.*\S)")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_HINT = "a benchmark-radar score file has 'benchmarks:' and 'results:' lists"
+
+
+class _Skip(Exception):
+    """A result that cannot be read: ``field`` is where in the row, ``str()`` the reason."""
+
+    def __init__(self, field: str | None, problem: str) -> None:
+        self.field = field
+        super().__init__(problem)
+
+
+@dataclass(frozen=True)
+class _Declared:
+    """A benchmark as ``benchmarks:`` declares it."""
+
+    metric: str
+    unit: str | None
+    direction: Direction | None
+    inferred: bool
+
+
+@dataclass(frozen=True)
+class _Row:
+    """One readable result, before its metric and document date are settled."""
+
+    index: int
+    benchmark: Benchmark
+    benchmark_id: str
+    model: str
+    cell: Cell
+    protocol: str | None
+    source: str
+    date: str | None
+
+
+def sniff(text: str) -> bool:
+    """Return True for a benchmark-radar score file (top-level ``benchmarks:`` and ``results:``
+    lists of ``benchmark_id`` entries) or the dataset's snapshot registry, which it refuses."""
+    try:
+        if _SNAPSHOTS.search(text) and _SCORES_FILE.search(text):
+            return True
+        return bool(
+            _BENCHMARKS.search(text) and _RESULTS.search(text) and _BENCHMARK_ID.search(text)
+        )
+    except (TypeError, ValueError):
+        return False
+
+
+def parse(data: bytes, origin: str) -> Page:
+    """Read a benchmark-radar score file from ``data``; ``origin`` names it in errors.
+
+    Raises PageError for a file that is not UTF-8 or not YAML, for a broken structure (with
+    its YAML path), for the dataset's snapshot registry, which holds no scores, and for
+    a file none of whose results can be read.
+    """
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise PageError(origin, f"byte {error.start}", "not UTF-8 text", _HINT) from None
+    document = load_yaml(text, origin)
+    if not isinstance(document, Mapping):
+        raise PageError(origin, "", f"the document is {_kind(document)}, not a mapping", _HINT)
+    if "snapshots" in document and "results" not in document:
+        raise PageError(
+            origin,
+            "snapshots",
+            "a leaderboard snapshot registry: it describes crawled CSV files and holds no scores",
+            "ingest benchmark_scores.yml for the scores read out of cited documents",
+        )
+    _check_schema(document, origin)
+    declared = _declarations(document, origin)
+    rows = document.get("results")
+    if not isinstance(rows, list):
+        raise PageError(origin, "results", f"'results' is {_kind(rows)}, not a list", _HINT)
+    found, warnings = _rows(rows, declared, origin)
+    if not found:
+        problem = f"none of the {len(rows)} results can be read"
+        raise PageError(origin, "results", problem, str(warnings[0]) if warnings else _HINT)
+    metrics = _metrics(found, declared)
+    dates = _document_dates(found, origin, warnings)
+    results = tuple(_record(row, metrics, dates) for row in found)
+    first = found[0].benchmark
+    return Page(
+        format=FORMAT,
+        origin=origin,
+        key=KEY,
+        title=_title(text),
+        url=None,
+        data_updated=None,
+        benchmark=first,
+        metrics=tuple(metrics.values()),
+        primary_metric=metrics[first].name,
+        results=results,
+        declared_count=len(results),
+        total_count=len(rows),
+        publisher=PUBLISHER,
+        sha256=hashlib.sha256(data).hexdigest(),
+        warnings=tuple(sorted(warnings, key=_order)),
+    )
+
+
+def _check_schema(document: Mapping[str, Any], origin: str) -> None:
+    """Raise PageError for a ``schema_version`` this reader does not know."""
+    version = document.get("schema_version")
+    if version is not None and str(version) not in SCHEMA_VERSIONS:
+        raise PageError(
+            origin,
+            "schema_version",
+            f"schema_version {version}: this reader knows version {', '.join(SCHEMA_VERSIONS)}",
+            "the fields of another version may mean something else",
+        )
+
+
+def _declarations(document: Mapping[str, Any], origin: str) -> dict[str, _Declared]:
+    """The ``benchmarks:`` list by benchmark_id. Raises PageError with the YAML path of a
+    missing list, an entry that is no mapping, a missing field, an unknown direction or a
+    benchmark declared twice."""
+    entries = document.get("benchmarks")
+    if not isinstance(entries, list):
+        raise PageError(
+            origin, "benchmarks", f"'benchmarks' is {_kind(entries)}, not a list", _HINT
+        )
+    declared: dict[str, _Declared] = {}
+    first_at: dict[str, str] = {}
+    for index, entry in enumerate(entries):
+        at = path("benchmarks", index)
+        if not isinstance(entry, Mapping):
+            raise PageError(origin, at, f"the entry is {_kind(entry)}, not a mapping")
+        name = _text(entry.get("benchmark_id"))
+        if name is None:
+            raise PageError(origin, f"{at}.benchmark_id", "no benchmark_id")
+        if name in declared:
+            raise PageError(
+                origin,
+                f"{at}.benchmark_id",
+                f"{name!r} is declared twice (first at {first_at[name]})",
+            )
+        metric = _text(entry.get("metric"))
+        if metric is None:
+            raise PageError(origin, f"{at}.metric", f"benchmark {name!r} declares no metric")
+        unit = _unit(origin, at, entry, metric)
+        direction, inferred = _direction(origin, at, entry, metric)
+        declared[name] = _Declared(metric, unit, direction, inferred)
+        first_at[name] = at
+    return declared
+
+
+def _unit(origin: str, at: str, entry: Mapping[str, Any], metric: str) -> str | None:
+    """The unit the entry states, else "%" for a metric named with a percent sign, else None.
+    Raises PageError for a stated unit that is blank or contradicts a percent sign."""
+    if entry.get("unit") is None:
+        return "%" if "%" in metric else None
+    unit = _text(entry.get("unit"))
+    if unit is None:
+        raise PageError(origin, f"{at}.unit", f"the unit is {_kind(entry.get('unit'))}")
+    if "%" in metric and units.canonical(unit) != units.PERCENT:
+        raise PageError(origin, f"{at}.unit", f"unit {unit!r} for a metric named {metric!r}")
+    return unit
+
+
+def _direction(
+    origin: str, at: str, entry: Mapping[str, Any], metric: str
+) -> tuple[Direction | None, bool]:
+    """The direction as given, else the metric-name table's (inferred), else None. Raises
+    PageError for a direction the file's header does not define."""
+    given = entry.get("direction")
+    if given is None:
+        inferred = directions.infer(metric)
+        return inferred, inferred is not None
+    if not isinstance(given, str) or given not in _DIRECTIONS:
+        raise PageError(
+            origin,
+            f"{at}.direction",
+            f"direction {given!r} is neither higher_is_better nor lower_is_better",
+        )
+    return _DIRECTIONS[given], False
+
+
+def _rows(
+    rows: list[Any], declared: Mapping[str, _Declared], origin: str
+) -> tuple[list[_Row], list[PageWarning]]:
+    """The results that can be read, and a warning for each of the others."""
+    found: list[_Row] = []
+    warnings: list[PageWarning] = []
+    uses_instrument = any(isinstance(row, Mapping) and "instrument" in row for row in rows)
+    for index, row in enumerate(rows):
+        try:
+            found.append(_row(index, row, declared, uses_instrument))
+        except _Skip as skip:
+            where = path("results", index, *([skip.field] if skip.field else []))
+            warnings.append(PageWarning(origin, where, f"result skipped: {skip}"))
+            continue
+        if found[-1].date is None and row.get("reported_at") is not None:
+            where = path("results", index, "reported_at")
+            shown = row["reported_at"]
+            warnings.append(
+                PageWarning(origin, where, f"{shown!r} is not a date: the result has none")
+            )
+    return found, warnings
+
+
+def _row(index: int, row: object, declared: Mapping[str, _Declared], instrument: bool) -> _Row:
+    """One result read; raises _Skip naming the field that cannot be read."""
+    if not isinstance(row, Mapping):
+        raise _Skip(None, f"the entry is {_kind(row)}, not a mapping")
+    benchmark_id = _required(row, "benchmark_id")
+    if benchmark_id not in declared:
+        raise _Skip("benchmark_id", f"benchmark {benchmark_id!r} is not declared in 'benchmarks'")
+    dataset = _required(row, "instrument") if instrument else benchmark_id
+    model = _required(row, "model")
+    try:
+        cell = read_cell(row.get("value"))
+    except CellError as error:
+        raise _Skip("value", str(error)) from None
+    decl = declared[benchmark_id]
+    if cell.percent and decl.unit is not None and units.canonical(decl.unit) != units.PERCENT:
+        raise _Skip("value", f"{cell.text!r} is a percentage, the metric's unit is {decl.unit!r}")
+    protocol = row.get("protocol")
+    if protocol is not None and _text(protocol) is None:
+        raise _Skip("protocol", f"the protocol is {_kind(protocol)}")
+    source = _required(row, "source_id")
+    split = directions.split_in(decl.metric)
+    return _Row(
+        index=index,
+        benchmark=Benchmark(task=benchmark_id, dataset=dataset, split=split),
+        benchmark_id=benchmark_id,
+        model=model,
+        cell=cell,
+        protocol=_text(protocol),
+        source=source,
+        date=_date(row.get("reported_at")),
+    )
+
+
+def _metrics(rows: list[_Row], declared: Mapping[str, _Declared]) -> dict[Benchmark, MetricDecl]:
+    """Each benchmark's metric, in the order results first name the benchmark. A metric with
+    no stated unit has "%" when one of its cells carries a percent sign."""
+    percent = {row.benchmark for row in rows if row.cell.percent}
+    metrics: dict[Benchmark, MetricDecl] = {}
+    for row in rows:
+        if row.benchmark in metrics:
+            continue
+        decl = declared[row.benchmark_id]
+        metrics[row.benchmark] = MetricDecl(
+            name=decl.metric,
+            unit=decl.unit or ("%" if row.benchmark in percent else None),
+            direction=decl.direction,
+            direction_inferred=decl.inferred,
+            benchmark=row.benchmark,
+        )
+    return metrics
+
+
+def _document_dates(rows: list[_Row], origin: str, warnings: list[PageWarning]) -> dict[str, str]:
+    """Each source document's date: the ``reported_at`` all its rows agree on. A source whose
+    rows disagree gets no date, with a warning at its first disagreeing row."""
+    dates: dict[str, str | None] = {}
+    for row in rows:
+        if row.date is None:
+            continue
+        known = dates.setdefault(row.source, row.date)
+        if known is not None and known != row.date:
+            dates[row.source] = None
+            warnings.append(
+                PageWarning(
+                    origin,
+                    path("results", row.index, "reported_at"),
+                    f"source {row.source!r} is dated {known} and {row.date}: "
+                    "the document is given no date",
+                )
+            )
+    return {source: date for source, date in dates.items() if date is not None}
+
+
+def _record(
+    row: _Row, metrics: Mapping[Benchmark, MetricDecl], dates: Mapping[str, str]
+) -> ResultRecord:
+    location = path("results", row.index)
+    return ResultRecord(
+        source_id=f"{KEY}/{location}",
+        method=row.model,
+        metric=metrics[row.benchmark].name,
+        value=row.cell.value,
+        reported_in=PaperRef(
+            source_id=row.source, title=row.source, date=dates.get(row.source), kind="document"
+        ),
+        result_date=row.date,
+        configuration=Configuration(protocol=row.protocol),
+        benchmark=row.benchmark,
+        cell=None if row.cell.as_published else row.cell.text,
+        spread=row.cell.spread,
+        location=location,
+    )
+
+
+def _required(row: Mapping[str, Any], field: str) -> str:
+    value = _text(row.get(field))
+    if value is None:
+        shown = "missing" if row.get(field) is None else _kind(row.get(field))
+        raise _Skip(field, f"no {field} ({shown})")
+    return value
+
+
+def _text(value: object) -> str | None:
+    """A non-blank text (a number counts, as written), stripped; else None."""
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    return None
+
+
+def _date(value: object) -> str | None:
+    """``reported_at`` as an ISO date, or None when it is missing or not a date."""
+    if isinstance(value, datetime.datetime):
+        return value.date().isoformat()
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    if isinstance(value, str) and _DATE.fullmatch(value.strip()):
+        return value.strip()
+    return None
+
+
+def _title(text: str) -> str:
+    """The file's title: its first line when that is a ``# `` comment, else TITLE."""
+    found = _TITLE.match(text)
+    return found[1] if found else TITLE
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "missing"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, str):
+        return "a number" if isinstance(value, Number) else "a text"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, datetime.date):
+        return "a date"
+    return f"a {type(value).__name__}"
+
+
+def _order(warning: PageWarning) -> tuple[int, str]:
+    """File order: by result index, then by field."""
+    found = re.match(r"results\[(\d+)\]", warning.location)
+    return (int(found[1]) if found else -1, warning.location)

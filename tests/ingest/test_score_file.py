@@ -1,0 +1,523 @@
+"""The benchmark-radar score-file parser: the published file figure by figure, the dataset's
+files it refuses, small files it must refuse or read past, and sniffing every sample."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import shutil
+from pathlib import Path
+
+import pytest
+from support import run_cli
+
+from benchgraph import vocab as V
+from ingest import score_file
+from ingest.loader import read_page
+from ingest.records import Benchmark, Configuration, MetricDecl, Page, PageError, PaperRef
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = REPO / ".." / "shared"
+DATA = SHARED / "data"
+RADAR = DATA / "benchmark_radar_ktwu01"
+SCORES = RADAR / "benchmark_scores.yml"
+SNAPSHOTS = RADAR / "leaderboard_snapshots.yml"
+EXPORT = RADAR / "llm_stats_benchmark_scores_2026-08-17.head300.csv"
+SMALL = REPO / "tests" / "data" / "score-file" / "small.yml"
+ID = "https://w3id.org/benchgraph/id/"
+
+
+def sample(path: Path) -> Path:
+    if not path.exists():
+        pytest.skip("the third-party samples (../shared/data) are not beside this checkout")
+    return path
+
+
+@pytest.fixture(scope="module")
+def scores() -> Page:
+    path = sample(SCORES)
+    return score_file.parse(path.read_bytes(), path.name)
+
+
+def small() -> str:
+    return SMALL.read_text(encoding="utf-8")
+
+
+def edit(text: str, old: str, new: str) -> str:
+    assert text.count(old) == 1, f"{old!r} occurs {text.count(old)} times"
+    return text.replace(old, new)
+
+
+def refused(text: str, origin: str = "bad-scores.yml") -> PageError:
+    with pytest.raises(PageError) as caught:
+        score_file.parse(text.encode("utf-8"), origin)
+    assert caught.value.origin == origin
+    return caught.value
+
+
+# --- the published file -------------------------------------------------------------------
+
+
+def test_the_file_loads_every_result(scores: Page) -> None:
+    assert (scores.format, scores.key, scores.url, scores.data_updated) == (
+        "score-file",
+        "score-file/benchmark-radar",
+        None,
+        None,
+    )
+    assert scores.title.startswith("Benchmark Score Progression")
+    assert scores.publisher == "benchmark-radar"
+    assert (len(scores.results), scores.declared_count, scores.total_count) == (271, 271, 271)
+    assert scores.warnings == ()
+    assert scores.benchmark == Benchmark("mmlu", "mmlu")
+    assert scores.primary_metric == "accuracy"
+    assert scores.sha256 == hashlib.sha256(SCORES.read_bytes()).hexdigest()
+
+
+def test_every_metric_and_result_names_its_benchmark(scores: Page) -> None:
+    assert all(m.benchmark is not None for m in scores.metrics)
+    assert all(r.benchmark is not None for r in scores.results)
+    # one metric per instrument the results use (agieval is declared and has none)
+    assert len(scores.metrics) == len({r.benchmark for r in scores.results}) == 83
+    assert not any(b.task == "agieval" for b in scores.benchmarks)
+    for r in scores.results:
+        assert scores.metric(r.metric, r.benchmark).name == r.metric
+
+
+def by_location(page: Page, index: int) -> tuple:
+    r = next(r for r in page.results if r.location == f"results[{index}]")
+    decl = page.metric(r.metric, r.benchmark)
+    return (
+        r.benchmark,
+        r.method,
+        r.metric,
+        r.value,
+        decl.unit,
+        decl.direction,
+        decl.direction_inferred,
+        r.configuration.protocol,
+        r.reported_in,
+        r.result_date,
+    )
+
+
+def document(source: str, date: str) -> PaperRef:
+    return PaperRef(source_id=source, title=source, date=date, kind="document")
+
+
+GEMINI_15 = document("google_gemini_1_5_report", "2024-03-08")
+DEEPSEEK_V3 = document("deepseek_v3_report", "2024-12-27")
+FIGURES = {
+    # Gemini 1.5 report, Table 11: the first row of the file
+    0: (Benchmark("mmlu", "mmlu"), "Gemini 1.5 Pro", "accuracy", "85.9", "percent", "higher",
+        False, "5-shot", GEMINI_15, "2024-03-08"),
+    # the chat preamble is part of the protocol
+    2: (Benchmark("humaneval", "humaneval"), "Gemini 1.5 Pro", "pass@1", "84.1", "percent",
+        "higher", False, "0-shot, chat preamble", GEMINI_15, "2024-03-08"),
+    # a trailing zero as printed
+    8: (Benchmark("swe_bench_verified", "swe_bench_verified"), "DeepSeek-V3", "resolved",
+        "42.0", "percent", "higher", False, "Resolved, vendor harness", DEEPSEEK_V3,
+        "2024-12-27"),
+    # two protocols of one table, kept apart
+    9: (Benchmark("livecodebench", "livecodebench"), "DeepSeek-V3", "pass@1", "40.5", "percent",
+        "higher", False, "Pass@1-COT", DEEPSEEK_V3, "2024-12-27"),
+    10: (Benchmark("livecodebench", "livecodebench"), "DeepSeek-V3", "pass@1", "37.6",
+         "percent", "higher", False, "Pass@1", DEEPSEEK_V3, "2024-12-27"),
+    # the instrument is the benchmark's dataset: AIME 2024 under the aime family
+    12: (Benchmark("aime", "aime_2024"), "DeepSeek-V3", "pass@1", "39.2", "percent", "higher",
+         False, "Pass@1", DEEPSEEK_V3, "2024-12-27"),
+    # a subset named in the instrument and in the protocol
+    67: (Benchmark("swe_bench_verified", "swe_bench_verified_anthropic_489"),
+         "Claude 3.7 Sonnet", "resolved", "63.7", "percent", "higher", False,
+         "vanilla pass@1, 489-task infrastructure-compatible subset",
+         document("anthropic_claude_3_7_sonnet", "2025-02-24"), "2025-02-24"),
+    # Terminal-Bench 2.0 and 2.1 are different instruments
+    77: (Benchmark("terminal_bench", "terminal_bench_2.0"), "GLM-5", "accuracy", "56.2",
+         "percent", "higher", False,
+         "Terminal-Bench 2.0, Terminus-2 harness, timeout 2h, temp 0.7, top_p 1.0, 128K context",
+         document("zai_glm_5_model_card", "2026-02-11"), "2026-02-11"),
+    102: (Benchmark("terminal_bench", "terminal_bench_2.1"), "GLM-5.2", "accuracy", "81.0",
+          "percent", "higher", False,
+          "Terminal-Bench 2.1, Terminus-2, parser json, timeout 4h, temp 1.0, top_p 1.0, "
+          "max_new_tokens 48k, max_episodes 500, 256K context",
+          document("zai_glm_5_2_model_card", "2026-06-16"), "2026-06-16"),
+    # a rating in Elo, an integer as printed
+    149: (Benchmark("codeforces", "codeforces"), "DeepSeek-V4-Pro", "rating", "3206", "elo",
+          "higher", False, "think max, rating", document("deepseek_v4_model_card", "2026-04-22"),
+          "2026-04-22"),
+    # a revenue in US dollars
+    "vending": (Benchmark("vending_bench", "vending_bench_2"), "GLM-5", "revenue", "4432.12",
+                "usd", "higher", False, "runs conducted independently by Andon Labs",
+                document("zai_glm_5_model_card", "2026-02-11"), "2026-02-11"),
+    # the last row of the file
+    270: (Benchmark("gdpval", "gdpval_aa_v2"), "Claude Opus 5", "elo", "1861", "elo", "higher",
+          False, "ELO rating, max effort, agentic loop with shell access and web browsing",
+          document("anthropic_claude_opus_5_system_card", "2026-07-24"), "2026-07-24"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("index", [k for k in FIGURES if isinstance(k, int)])
+def test_figures_as_published(scores: Page, index: int) -> None:
+    assert by_location(scores, index) == FIGURES[index]
+
+
+def test_a_revenue_in_dollars(scores: Page) -> None:
+    found = [r for r in scores.results if r.value == "4432.12"]
+    assert len(found) == 1
+    index = int(found[0].location.removeprefix("results[").removesuffix("]"))
+    assert by_location(scores, index) == FIGURES["vending"]
+
+
+def test_a_third_party_citation_is_reported_in_the_citing_document(scores: Page) -> None:
+    """Google's report repeats OpenAI's o3 figure: the document reporting it is Google's."""
+    found = [
+        r
+        for r in scores.results
+        if r.method == "o3 high" and r.benchmark == Benchmark("gpqa_diamond", "gpqa_diamond")
+    ]
+    assert [(r.value, r.reported_in, r.configuration) for r in found] == [
+        (
+            "83.3",
+            document("google_gemini_2_5_report", "2025-06-17"),
+            Configuration(protocol="single attempt, pass@1"),
+        )
+    ]
+
+
+def test_result_ids_are_the_key_and_the_path(scores: Page) -> None:
+    ids = [r.source_id for r in scores.results]
+    assert ids[0] == "score-file/benchmark-radar/results[0]"
+    assert len(set(ids)) == len(ids)
+    again = score_file.parse(SCORES.read_bytes(), "elsewhere/scores.yml")
+    assert [r.source_id for r in again.results] == ids
+    assert again.key == scores.key
+
+
+def test_values_are_kept_as_published(scores: Page) -> None:
+    assert all(r.cell is None and r.spread is None for r in scores.results)
+    assert {m.unit for m in scores.metrics} == {"percent", "elo", "usd"}
+    assert {m.direction for m in scores.metrics} == {"higher"}
+
+
+# --- the dataset's other files ------------------------------------------------------------
+
+
+def test_the_snapshot_registry_is_refused_saying_it_holds_no_scores() -> None:
+    path = sample(SNAPSHOTS)
+    with pytest.raises(PageError) as caught:
+        score_file.parse(path.read_bytes(), path.name)
+    assert str(caught.value) == (
+        "leaderboard_snapshots.yml: snapshots: a leaderboard snapshot registry: it describes "
+        "crawled CSV files and holds no scores (ingest benchmark_scores.yml for the scores "
+        "read out of cited documents)"
+    )
+
+
+# --- small files: what is read past and what is refused -----------------------------------
+
+
+def test_a_small_file() -> None:
+    page = score_file.parse(SMALL.read_bytes(), "small.yml")
+    assert page.metrics == (
+        MetricDecl("accuracy", "percent", "higher", benchmark=Benchmark("toy_qa", "toy_qa_v1")),
+        MetricDecl(
+            "perplexity", "nats", "lower", direction_inferred=True,
+            benchmark=Benchmark("toy_lm", "toy_lm"),
+        ),
+    )  # fmt: skip
+    first, second = page.results
+    assert (first.value, first.cell) == ("71.50", None)
+    assert (second.value, second.cell, second.spread.half_width if second.spread else None) == (
+        "12.3",
+        "12.3 ± 0.4",
+        "0.4",
+    )
+    assert second.configuration == Configuration()  # no protocol stated: not recorded
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "location", "problem"),
+    [
+        ("value: 71.50", "value: '-'", "results[0].value", "result skipped: no value ('-')"),
+        ("value: 71.50", "value: 71.5 72.0", "results[0].value",
+         "result skipped: '71.5 72.0': several values in one cell"),
+        ("    model: Model A\n    organization: Lab A\n    source_id: lab_a_report\n"
+         "    reported_at: 2025-01-02\n    value: 71.50",
+         "    organization: Lab A\n    source_id: lab_a_report\n"
+         "    reported_at: 2025-01-02\n    value: 71.50",
+         "results[0].model", "result skipped: no model (missing)"),
+        ("  - benchmark_id: toy_qa\n    instrument", "  - benchmark_id: toy_mt\n    instrument",
+         "results[0].benchmark_id",
+         "result skipped: benchmark 'toy_mt' is not declared in 'benchmarks'"),
+        ("    instrument: toy_qa_v1\n", "", "results[0].instrument",
+         "result skipped: no instrument (missing)"),
+        ("value: 71.50", "value: 71.5%", "results[0].value", ""),
+        ("protocol: 5-shot", "protocol: [5-shot]", "results[0].protocol",
+         "result skipped: the protocol is a list"),
+    ],
+)  # fmt: skip
+def test_a_result_that_cannot_be_read_is_skipped(
+    old: str, new: str, location: str, problem: str
+) -> None:
+    text = small()
+    text = text.replace(old, new, 1) if old.startswith("  - benchmark_id") else edit(text, old, new)
+    page = score_file.parse(text.encode("utf-8"), "small.yml")
+    if not problem:  # a percent sign in a percent metric's cell is read
+        assert (page.results[0].value, page.results[0].cell) == ("71.5", "71.5%")
+        return
+    assert [(w.origin, w.location, w.problem) for w in page.warnings] == [
+        ("small.yml", location, problem)
+    ]
+    assert (len(page.results), page.declared_count, page.total_count) == (1, 1, 2)
+
+
+def test_a_percentage_for_a_metric_of_another_unit_is_skipped() -> None:
+    text = edit(small(), 'value: "12.3 ± 0.4"', "value: 12.3%")
+    (warning,) = score_file.parse(text.encode("utf-8"), "small.yml").warnings
+    assert (warning.location, warning.problem) == (
+        "results[1].value",
+        "result skipped: '12.3%' is a percentage, the metric's unit is 'nats'",
+    )
+
+
+def test_a_date_that_is_not_one_is_left_out() -> None:
+    text = edit(
+        small(),
+        "reported_at: 2025-01-02\n    value: 71.50",
+        "reported_at: Q1 2025\n    value: 71.50",
+    )
+    page = score_file.parse(text.encode("utf-8"), "small.yml")
+    assert [(r.result_date, r.reported_in.date) for r in page.results] == [
+        (None, "2025-01-02"),
+        ("2025-01-02", "2025-01-02"),
+    ]
+    assert [(w.location, w.problem) for w in page.warnings] == [
+        ("results[0].reported_at", "'Q1 2025' is not a date: the result has none")
+    ]
+
+
+def test_a_source_dated_twice_gets_no_date() -> None:
+    text = edit(
+        small(),
+        'reported_at: 2025-01-02\n    value: "12.3',
+        'reported_at: 2025-02-03\n    value: "12.3',
+    )
+    page = score_file.parse(text.encode("utf-8"), "small.yml")
+    assert [r.reported_in.date for r in page.results] == [None, None]
+    assert [r.result_date for r in page.results] == ["2025-01-02", "2025-02-03"]
+    assert [(w.location, w.problem) for w in page.warnings] == [
+        (
+            "results[1].reported_at",
+            "source 'lab_a_report' is dated 2025-01-02 and 2025-02-03: "
+            "the document is given no date",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("direction: higher_is_better", "direction: up",
+         "bad-scores.yml: benchmarks[0].direction: direction 'up' is neither higher_is_better "
+         "nor lower_is_better"),
+        ("  - benchmark_id: toy_lm\n    metric: perplexity",
+         "  - benchmark_id: toy_qa\n    metric: perplexity",
+         "bad-scores.yml: benchmarks[1].benchmark_id: 'toy_qa' is declared twice (first at "
+         "benchmarks[0])"),
+        ("    metric: perplexity\n", "",
+         "bad-scores.yml: benchmarks[1].metric: benchmark 'toy_lm' declares no metric"),
+        ("schema_version: 1", "schema_version: 2",
+         "bad-scores.yml: schema_version: schema_version 2: this reader knows version 1 (the "
+         "fields of another version may mean something else)"),
+        ("results:\n", "results: 3\nformer_results:\n",
+         "bad-scores.yml: results: 'results' is a number, not a list (a benchmark-radar score "
+         "file has 'benchmarks:' and 'results:' lists)"),
+        ("  - benchmark_id: toy_qa\n    metric", "  - toy_qa\n  - benchmark_id: toy_x\n    metric",
+         "bad-scores.yml: benchmarks[0]: the entry is a text, not a mapping"),
+        ("unit: nats", "unit: ''", "bad-scores.yml: benchmarks[1].unit: the unit is a text"),
+        ("benchmarks:\n", "benchmarks: {}\nformer:\n",
+         "bad-scores.yml: benchmarks: 'benchmarks' is a mapping, not a list (a benchmark-radar "
+         "score file has 'benchmarks:' and 'results:' lists)"),
+        ("value: 71.50", "value: [",
+         "bad-scores.yml: line 25, column 17: not valid YAML: expected ',' or ']', but got "
+         "':'"),
+    ],
+)  # fmt: skip
+def test_a_broken_structure_is_refused_with_its_path(old: str, new: str, message: str) -> None:
+    text = small()
+    text = text.replace(old, new, 1) if text.count(old) > 1 else edit(text, old, new)
+    assert str(refused(text)) == message
+
+
+def test_a_file_of_no_readable_result_is_refused() -> None:
+    text = edit(small(), "value: 71.50", "value: ''")
+    text = edit(text, 'value: "12.3 ± 0.4"', "value: null")
+    assert str(refused(text)) == (
+        "bad-scores.yml: results: none of the 2 results can be read "
+        "(bad-scores.yml: results[0].value: result skipped: no value (empty))"
+    )
+
+
+def test_a_file_that_is_not_utf8_is_refused() -> None:
+    with pytest.raises(PageError) as caught:
+        score_file.parse(b"benchmarks:\n  - benchmark_id: \xff\n", "bad-scores.yml")
+    assert (caught.value.location, caught.value.problem) == ("byte 30", "not UTF-8 text")
+
+
+def test_a_document_that_is_not_a_mapping_is_refused() -> None:
+    assert str(refused("- benchmarks\n- results\n")) == (
+        "bad-scores.yml: the document is a list, not a mapping (a benchmark-radar score file "
+        "has 'benchmarks:' and 'results:' lists)"
+    )
+
+
+# --- sniffing -----------------------------------------------------------------------------
+
+
+def every_sample() -> list[Path]:
+    found = [p for p in sorted(DATA.rglob("*")) if p.is_file()]
+    found += sorted((SHARED / "seeds").glob("*"))
+    found += sorted((REPO / "examples").glob("*.*"))
+    return found
+
+
+CLAIMED = {SCORES.name, SNAPSHOTS.name}
+
+
+def test_sniff_claims_its_files_and_no_other() -> None:
+    samples = every_sample()
+    if not samples:
+        pytest.skip("the samples (../shared/data, ../shared/seeds) are not beside this checkout")
+    claimed = {
+        p.name for p in samples if score_file.sniff(p.read_bytes().decode("utf-8", "replace"))
+    }
+    assert claimed == CLAIMED
+    assert score_file.sniff(small())
+
+
+@pytest.mark.parametrize("text", ["", "results:\n", "\x00\xff", "benchmarks:\nresults:\n"])
+def test_sniff_needs_the_whole_layout(text: str) -> None:
+    assert not score_file.sniff(text)
+
+
+def test_every_file_of_the_dataset_loads_or_is_refused_with_the_reason() -> None:
+    """Through the loader's format detection: the scores and the crawl load, the registry is
+    refused."""
+    formats: dict[str, str] = {}
+    for path in sorted(sample(RADAR).iterdir()):
+        try:
+            formats[path.name] = read_page(path.read_bytes(), path.name).format
+        except PageError as error:
+            formats[path.name] = f"refused: {error.problem}"
+    assert formats == {
+        SCORES.name: "score-file",
+        SNAPSHOTS.name: "refused: a leaderboard snapshot registry: it describes crawled CSV "
+        "files and holds no scores",
+        EXPORT.name: "leaderboard-csv",
+    }
+
+
+# --- end to end: the dataset's folder through the command line ----------------------------
+
+
+@pytest.fixture(scope="module")
+def radar_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = sample(RADAR)
+    store = tmp_path_factory.mktemp("radar") / "store"
+    done = run_cli("ingest", str(folder), store=store)
+    assert done.returncode == 1, done.stderr  # the registry refused, the others loaded
+    assert done.stdout.startswith(
+        "2 loaded, 0 unchanged, 1 refused, 0 unreadable; 571 results in the loaded pages;"
+    )
+    assert (
+        f"refused: {SNAPSHOTS}: snapshots: a leaderboard snapshot registry: it describes "
+        "crawled CSV files and holds no scores" in done.stderr
+    )
+    return store
+
+
+def leaderboard(store: Path, benchmark: str) -> list[tuple[str, ...]]:
+    """The leaderboard's rows as (cohort, rank, method, value, unit, direction, source)."""
+    done = run_cli(
+        "query", "leaderboard", "--param", f"benchmark={benchmark}", "--format", "csv",
+        store=store,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return [
+        (row["cohort"], row["rank"], row["methodLabel"], row["value"], row["unit"],
+         row["direction"], row["paper"].removeprefix(ID))
+        for row in csv.DictReader(io.StringIO(done.stdout))
+    ]  # fmt: skip
+
+
+def test_a_leaderboard_ranks_only_within_one_instrument_and_protocol(radar_store: Path) -> None:
+    pct, up = "http://qudt.org/vocab/unit/PERCENT", V.HigherIsBetter
+    rows = leaderboard(radar_store, "livecodebench")
+    assert [row for row in rows if row[0] in ("protocol=Pass@1", "protocol=Pass@1-COT")] == [
+        ("protocol=Pass@1", "1", "DeepSeek-V3", "37.6", pct, up, "document/deepseek-v3-report"),
+        ("protocol=Pass@1", "2", "Qwen2.5-Coder-32B-Instruct", "31.4", pct, up,
+         "document/qwen2-5-coder-report"),
+        ("protocol=Pass@1-COT", "1", "DeepSeek-R1", "65.9", pct, up, "document/deepseek-r1-report"),
+        ("protocol=Pass@1-COT", "2", "DeepSeek-V3", "40.5", pct, up, "document/deepseek-v3-report"),
+    ]  # fmt: skip
+    assert len(rows) == 9 and len({row[0] for row in rows}) == 6  # every cohort one protocol
+    # Terminal-Bench 2.1 is a benchmark of its own: no 2.0 figure is ranked with its figures
+    assert sorted(row[2:4] for row in leaderboard(radar_store, "terminal_bench_2.1")) == [
+        ("DeepSeek-V4-Pro-0813", "87.9"), ("GLM-5.2", "81.0"), ("Grok 4.5", "83.3"),
+        ("Kimi K3", "88.3"),
+    ]  # fmt: skip
+
+
+def test_a_leaderboard_keeps_units_the_file_states(radar_store: Path) -> None:
+    elo, usd, up = f"{ID}unit/elo", f"{ID}unit/usd", V.HigherIsBetter
+    assert leaderboard(radar_store, "codeforces") == [
+        ("protocol=Elo", "1", "Gemma 4 (31B)", "2150", elo, up,
+         "document/google-gemma-4-model-card"),
+        ("protocol=think max, rating", "1", "DeepSeek-V4-Pro", "3206", elo, up,
+         "document/deepseek-v4-model-card"),
+        ("protocol=think max, rating", "2", "DeepSeek-V4-Flash", "3052", elo, up,
+         "document/deepseek-v4-technical-report"),
+    ]  # fmt: skip
+    assert [row[2:5] for row in leaderboard(radar_store, "vending_bench_2")] == [
+        ("GLM-5.1", "5634.41", usd), ("GLM-5", "4432.12", usd),
+    ]  # fmt: skip
+
+
+def test_the_store_keeps_the_reporting_document_and_its_date(
+    radar_store: Path, tmp_path: Path
+) -> None:
+    rq = tmp_path / "reported.rq"
+    rq.write_text(
+        f"PREFIX bg: <{V.BG}>\nPREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>\n"
+        "PREFIX dcterms: <http://purl.org/dc/terms/>\n"
+        "SELECT ?method ?value ?protocol ?kind ?source ?date ?resultDate WHERE {\n"
+        "  ?r a bg:Result ; bg:method/rdfs:label ?method ; bg:publishedValue ?value ;\n"
+        "     bg:reportedIn ?by ; bg:resultDate ?resultDate ;\n"
+        "     bg:configuration/bg:protocol ?protocol .\n"
+        "  ?by a ?kind ; rdfs:label ?source . OPTIONAL { ?by dcterms:date ?date }\n"
+        "  FILTER (?value IN ('85.9', '83.3') && ?method IN ('o3 high', 'Gemini 1.5 Pro'))\n"
+        "} ORDER BY ?value\n"
+    )
+    done = run_cli("query", str(rq), "--format", "csv", store=radar_store)
+    assert done.returncode == 0, done.stderr
+    rows = [tuple(row.values()) for row in csv.DictReader(io.StringIO(done.stdout))]
+    assert rows == [
+        ("o3 high", "83.3", "single attempt, pass@1", V.ReportingDocument,
+         "google_gemini_2_5_report", "2025-06-17", "2025-06-17"),
+        ("Gemini 1.5 Pro", "85.9", "5-shot", V.ReportingDocument, "google_gemini_1_5_report",
+         "2024-03-08", "2024-03-08"),
+    ]  # fmt: skip
+
+
+def test_a_newer_version_of_the_file_replaces_it(radar_store: Path, tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    shutil.copytree(radar_store, store)
+    newer = tmp_path / "renamed.yml"  # another name: the page is known by its content
+    newer.write_text(edit(SCORES.read_text(encoding="utf-8"), "value: 4432.12", "value: 4432.13"))
+    done = run_cli("ingest", str(newer), store=store)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("1 loaded, 0 unchanged, 0 refused, 0 unreadable; 271 results")
+    assert [row[2:4] for row in leaderboard(store, "vending_bench_2")] == [
+        ("GLM-5.1", "5634.41"), ("GLM-5", "4432.13"),
+    ]  # fmt: skip
