@@ -65,20 +65,7 @@ def radar_page(rng: random.Random, name: str, models: RadarModels) -> RadarPage:
     released = published if block and rng.random() < 0.8 else None
     protocol = f"Paper v1; full {name} release; one run per model; {unit.source}."
     headline = T.headline(page, evidence, protocol, published if evidence else released)
-    others: list[RadarTable] = []
-    for _ in range(rng.choice((0, 1, 1, 2))):
-        others.append(T.subsets(page))
-    if rng.random() < 0.5:
-        others.append(T.conditions(page))
-    if rng.random() < 0.5:
-        others.append(T.aggregate(page))
-    if rng.random() < 0.5:
-        sample, protocols, sample_label, labels = T.sample(page)
-        others.append(sample)
-        if rng.random() < 0.6:
-            others.append(T.breakdown(page, protocols, sample_label, labels))
-    tables = list(others)
-    tables.insert(0 if rng.random() < 0.6 else rng.randint(0, len(others)), headline)
+    tables = _tables(rng, page, headline)
     full = [T.full(e) for e in page.encoders]
     values = {f.method: f.value for f in page.figures if f.headline}
     chance = None
@@ -111,6 +98,26 @@ def radar_page(rng: random.Random, name: str, models: RadarModels) -> RadarPage:
         models=tuple(dict.fromkeys(f.method for f in page.figures if f.method)),
         labels=tuple(page.labels),
     )
+
+
+def _tables(rng: random.Random, page: T.Draw, headline: RadarTable) -> list[RadarTable]:
+    """The page's tables: ``headline`` among the subset, condition, aggregate and small-sample
+    tables drawn for it (the draws in the order the corpus was first generated in)."""
+    others: list[RadarTable] = []
+    for _ in range(rng.choice((0, 1, 1, 2))):
+        others.append(T.subsets(page))
+    if rng.random() < 0.5:
+        others.append(T.conditions(page))
+    if rng.random() < 0.5:
+        others.append(T.aggregate(page))
+    if rng.random() < 0.5:
+        sample, protocols, sample_label, labels = T.sample(page)
+        others.append(sample)
+        if rng.random() < 0.6:
+            others.append(T.breakdown(page, protocols, sample_label, labels))
+    tables = list(others)
+    tables.insert(0 if rng.random() < 0.6 else rng.randint(0, len(others)), headline)
+    return tables
 
 
 def result_count(page: RadarPage) -> int:
