@@ -45,6 +45,8 @@ SH = "http://www.w3.org/ns/shacl#"
 UNITS = {"PERCENT": "percent (%)", "UNITLESS": "unitless", "SEC": "seconds", "MilliSEC": "ms"}
 KINDS = {
     V.Paper: "paper",
+    V.ModelCard: "paper",  # what reported results: shown as a paper is
+    V.ReportingDocument: "paper",
     V.Method: "method",
     V.Benchmark: "benchmark",
     V.Result: "result",
@@ -52,6 +54,8 @@ KINDS = {
     V.Task: "task",
     V.Dataset: "dataset",
 }
+# What each kind of reporting source is called on its page.
+REPORTERS = {V.Paper: "paper", V.ModelCard: "model card", V.ReportingDocument: "document"}
 # The most changes a benchmark's page lists (the feed has them all).
 LATEST_CHANGES = 20
 # The property that ties a benchmark to a task or dataset, by the kind of that page.
@@ -353,7 +357,10 @@ def page(path: str) -> Response:
         referrers = select("referrers", resource=node)
         context["introduced"] = [r for r in referrers if r["property"] == V.introducedIn]
         context["results"] = select("results", role=ox.NamedNode(V.reportedIn), resource=node)
-        title = f"Paper {label}"
+        reporter = next((REPORTERS[t] for t in types if t in REPORTERS), "paper")
+        context["reporter"] = reporter
+        # a card's and a document's titles name what they are ("Seraph-7B model card")
+        title = f"Paper {label}" if reporter == "paper" else (label or iri)
     elif kind == "method":
         origins = props.get(V.introducedIn, [])
         context["origins"] = origins

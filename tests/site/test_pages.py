@@ -6,18 +6,23 @@ import html
 import re
 import xml.etree.ElementTree as ET
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pyoxigraph as ox
+import pytest
 from flask.testing import FlaskClient
-from html_support import parse, table_rows, table_with
+from html_support import Element, parse, table_rows, table_with
 from support import SEEDS, Index
 
 from benchgraph import vocab as V
+from benchgraph.store import EmbeddedStore
+from ingest.loader import ingest_file
 from server import charts
+from server.app import create_app
 
 HTML = {"Accept": "text/html"}
 GENAI = "/page/benchmark/prompt-to-prompt-semantic-composition/genai-bench"
@@ -492,3 +497,36 @@ def test_a_paper_without_a_title_says_so_and_links_its_id_to_its_page(
         (ident,) = (o.value for o in seeds_index.objects(paper, V.identifier))
         assert identifier.links() == ([(pages[0], ident)] if pages else []), paper
     assert untitled > 0
+
+
+@pytest.fixture(scope="module")
+def card_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FlaskClient]:
+    """A site over one model card: its own results, and those its source paper reported."""
+    folder = tmp_path_factory.mktemp("card") / "store"
+    with EmbeddedStore(folder) as store:
+        card = Path(__file__).parents[1] / "data" / "model-index" / "README.md"
+        assert ingest_file(store, card).status == "loaded"
+    app = create_app({"store": str(folder), "workers": 1})
+    app.config["TESTING"] = True
+    yield app.test_client()
+    app.extensions["benchgraph"].pool.close()
+
+
+def values_in(root: Element) -> list[str]:
+    """The values of every results table of a page, sorted."""
+    tables = [
+        t for t in root.iter("table") if any(th.text.strip() == "Value" for th in t.iter("th"))
+    ]
+    return sorted(row["Value"].text for table in tables for row in table_rows(table))
+
+
+def test_a_model_card_and_a_paper_of_a_card_are_pages_of_what_they_reported(
+    card_site: FlaskClient,
+) -> None:
+    card = parse(page(card_site, "/page/card/tiny-vit-demo-model-card"))
+    assert card.find("h1").text == "tiny-vit-demo model card"
+    assert values_in(card) == ["0.9120"]  # the CIFAR-100 result: it names no source of its own
+    paper = parse(page(card_site, "/page/paper/arxiv-2207.10666"))
+    arxiv = paper.find("dd", "identifier")
+    assert arxiv is not None and arxiv.text == "2207.10666"
+    assert values_in(paper) == ["81.50", "95.7"]
