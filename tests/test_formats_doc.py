@@ -111,3 +111,23 @@ def test_the_readme_lists_every_format_with_an_example() -> None:
     for example in ("0.8428 ± 0.0014", '"name": "GAN"', "67.83", "85.9", "1577.0"):
         assert example in readme
     assert "docs/formats.md" in readme
+
+
+def test_a_metric_of_unknown_direction_is_listed_unranked_and_compared_with_the_reason(
+    store: Path,
+) -> None:
+    """ogb.json's "Number of params" is in no table of metric names and states no direction."""
+    benchmark = "Node Property Prediction on ogbn-products"
+    rows = leaderboard(store, benchmark, "Number of params")
+    assert rows and all("rank" not in r and "direction" not in r for r in rows)
+    assert {r["cohort"] for r in rows} == {"not ranked: the metric's direction is not known"}
+    assert {r["methodLabel"]: r["value"] for r in rows}["SAGN+SLE"] == "2179678"
+    done = run_cli(
+        "query", "compare", "--store", str(store), "--format", "json",
+        "--param", f"benchmark={benchmark}", "--param", "metric=Number of params",
+        "--param", "a=SAGN+SLE", "--param", "b=Cluster-GAT",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (pair,) = json.loads(done.stdout)["results"]["bindings"]
+    assert pair["comparable"]["value"] == "the metric's direction is not known"
+    assert "difference" not in pair and "verdict" not in pair
