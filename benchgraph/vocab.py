@@ -74,6 +74,7 @@ plusMinus = BG + "plusMinus"
 plusMinusMeaning = BG + "plusMinusMeaning"
 codeRepository = BG + "codeRepository"
 verified = BG + "verified"
+developerReported = BG + "developerReported"
 sourceLocation = BG + "sourceLocation"
 
 # Method

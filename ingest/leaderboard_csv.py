@@ -14,7 +14,8 @@ What becomes of the columns:
   marked as inferred.
 - The leaderboard page (``source_url``) is the reporting source, of kind "document": a
   leaderboard row is a claim as reported to an aggregator. A row states no protocol, so its
-  configuration is not recorded: such a row is comparable with no other.
+  configuration is not recorded: the leaderboard ranks the rows of a benchmark together, in
+  the cohort "configuration not recorded", as the aggregator ranks them.
 - ``model_name`` is the method. ``model_id`` is the row's identity, with ``benchmark_id``:
   two checkpoints can share a display name (two Claude 3.5 Sonnet releases), and a display
   name that two model IDs of the file share is followed by the ID (``Claude 3.5 Sonnet

@@ -304,6 +304,8 @@ def _map_result(
         g.add(result, V.codeRepository, link)
     if r.verified is not None:
         g.add(result, V.verified, _TRUE if r.verified else _FALSE)
+    if r.self_reported is not None:
+        g.add(result, V.developerReported, _TRUE if r.self_reported else _FALSE)
 
 
 def _map_aggregate(

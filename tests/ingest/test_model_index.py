@@ -339,7 +339,7 @@ OUTCOMES: dict[str, int | tuple[str, str, str]] = {
     "no-value.yaml": (spot(0, 1), "has no value", "every metric gives its value"),
     "unreadable.yaml": ("model-index", "no metric of the card could be read",
                         f"{spot(0, 0)}.value: skipped: no value ('n/a')"),
-    "bad-syntax.yaml": ("line 7, column 12", "not valid YAML: expected ',' or '}', but got ':'",
+    "bad-syntax.yaml": ("line 7, column 12", "not valid YAML: did not find expected ',' or '}'",
                         ""),
 }  # fmt: skip
 SAMPLES = sorted(CARDS.glob("*.yaml")) + sorted(OWN.iterdir())
@@ -373,7 +373,7 @@ def edited_card(old: str, new: str) -> bytes:
 REFUSED_EDITS = [
     # YAML finds the error on the next line, numbered as in the card.
     ("      split: validation\n", "      split: [validation\n", "line 19, column 12",
-     "not valid YAML: expected ',' or ']', but got ':'"),
+     "not valid YAML: did not find expected ',' or ']'"),
     ("- name: tiny-vit-demo\n", "- name:\n", "model-index[0]", "has no name"),
     ("      name: ImageNet-1k\n", "      name: [ImageNet, 1k]\n",
      "model-index[0].results[0].dataset.name", "is a list, not text"),
