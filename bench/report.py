@@ -132,6 +132,7 @@ def markdown(data: dict[str, Any]) -> str:
         *user_query_table(sizes),
         *validation_section(_validations(data)),
         *history_tables(data.get("history", [])),
+        *formats_section(data.get("formats")),
         *["", "## Targets", "", *data.get("verdicts", ["(see the tables)"]), ""],
     ]
     return "\n".join(lines)
@@ -418,6 +419,68 @@ def history_tables(history: list[dict[str, Any]]) -> list[str]:
                 "| — |"
             )
     return lines
+
+
+def formats_section(formats: dict[str, Any] | None) -> list[str]:
+    """The section of ``python -m bench.formats``'s numbers (see its docstring), if any."""
+    if not formats:
+        return []
+    lines = [
+        "",
+        "## Formats: ingest rate per source format",
+        "",
+        "`python -m bench.formats` (its docstring says how): each row's files ingested by "
+        "`benchgraph ingest` as a process into a fresh store, against the bulk-load floor of the "
+        "quads it left (`benchgraph export --format nquads --history`, pyoxigraph "
+        "`Store.bulk_load` into a fresh store), every row in the same run. **parse s** is "
+        "`read_page` alone on the row's bytes, in-process. Files are counted as the command's "
+        "summary line counts them; results are those of the pages loaded. Measured from "
+        f"{formats['date']}; load average (1, 5, 15 min) {formats['load_average_start']} at the "
+        f"start and {formats['load_average_end']} at the end (each row's before and after are in "
+        "BENCHMARKS.json).",
+        "",
+        "```",
+        formats["command"],
+        "```",
+        "",
+        "| format | files | results | runs | ingest s | results/s | parse s | floor s "
+        "| ingest/floor | peak RSS MB |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in formats["rows"]:
+        rate = mmm(r["results_per_s"], 0) if r["results_per_s"] else "— (no results)"
+        lines.append(
+            f"| {r['format']} | {_files(r)} | {r['results']} | {r['runs']} "
+            f"| {mmm(r['ingest_s'])} | {rate} | {mmm(r['parse_s'], 3)} | {mmm(r['floor_s'], 3)} "
+            f"| **{f(r['ratio_ingest_over_floor'], 1)}×** | {mmm(r['peak_rss_mb'], 0)} |"
+        )
+    startup = formats["startup_s"]["median"]
+    return [
+        *lines,
+        "",
+        "**What the ratios mean.** The floor is the least any ingest of those quads could cost: "
+        "one bulk load, no parsing, no checks, no transactions. ingest/floor is what the gate "
+        "costs on top, per format and against its own quads: starting the process (the ingest "
+        f"of an empty folder takes {f(startup)} s, in every ingest time and in no floor), "
+        "parsing (parse s), mapping to RDF and the SHACL validation of each page, then one "
+        "transaction per page that writes its graph and report, the merged view and the "
+        "versions catalogue. The ratio falls as a row grows (the start is paid once) and rises "
+        "with its files (a validation and a transaction each) and with the warnings per result "
+        "(each found by the checks and written to a report graph, which the floor just loads "
+        "as quads). So ratios compare formats at like sizes only: a row of one small file is "
+        "mostly the process's start, and PWC's `eff.json` is best set against the generated "
+        "pages, not the five seeds.",
+    ]
+
+
+def _files(row: dict[str, Any]) -> str:
+    """The files of a row as its ingest counted them."""
+    counted = [
+        f"{row[k]} {k}"
+        for k in ("loaded", "unchanged", "refused", "unreadable", "skipped")
+        if row[k]
+    ]
+    return f"`{row['label']}` {row['files']} ({', '.join(counted) or 'none loaded'})"
 
 
 def baseline_table(sizes: list[dict[str, Any]]) -> list[str]:

@@ -109,9 +109,20 @@ def du(path: Path) -> int:
 # 1. Ingest
 
 
-def ingest_once(pages: Path, store: Path, binary: Path = BIN / "benchgraph") -> tuple[float, int]:
-    """Ingest into a fresh ``store`` with ``binary`` (this checkout's ``benchgraph``, or a
-    baseline's); return seconds and peak RSS in bytes."""
+@dataclass(frozen=True)
+class Ingested:
+    """One ``benchgraph ingest`` process: its seconds, peak RSS in bytes and standard output
+    (the summary line)."""
+
+    seconds: float
+    peak_rss: int
+    stdout: str
+
+
+def ingest_process(pages: Path, store: Path, binary: Path = BIN / "benchgraph") -> Ingested:
+    """Ingest ``pages`` (a file or folder) into a fresh ``store`` with ``binary`` (this
+    checkout's ``benchgraph``, or a baseline's), as a process; raise RuntimeError if it fails
+    other than by refusing some input (exit 1)."""
     shutil.rmtree(store, ignore_errors=True)
     command = [str(binary), "ingest", "--quiet", "--store", str(store), str(pages)]
     timer = Path("/usr/bin/time")
@@ -129,7 +140,14 @@ def ingest_once(pages: Path, store: Path, binary: Path = BIN / "benchgraph") -> 
         import resource
 
         rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
-    return seconds, rss
+    return Ingested(seconds, rss, done.stdout)
+
+
+def ingest_once(pages: Path, store: Path, binary: Path = BIN / "benchgraph") -> tuple[float, int]:
+    """Ingest into a fresh ``store`` with ``binary`` (this checkout's ``benchgraph``, or a
+    baseline's); return seconds and peak RSS in bytes."""
+    done = ingest_process(pages, store, binary)
+    return done.seconds, done.peak_rss
 
 
 def bulk_load_once(nquads: Path, store: Path) -> float:
