@@ -36,7 +36,6 @@ import contextlib
 import json
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -46,8 +45,17 @@ from pathlib import Path
 from typing import Any
 
 from bench.launch import REPO
-from bench.report import SEED, machine, write
-from bench.run import bulk_load_once, export, ingest_process, load_average, log, repeated, stats
+from bench.report import machine, write
+from bench.run import (
+    bulk_load_once,
+    export,
+    generate_corpus,
+    ingest_process,
+    load_average,
+    log,
+    repeated,
+    stats,
+)
 from ingest.loader import read_page, walk
 from ingest.records import PageError
 
@@ -206,13 +214,8 @@ def measure(source: Source, work: Path, repeat: int) -> dict[str, Any]:
 def generate(pages: int, out: Path) -> Path:
     """A corpus of ``pages`` sota2 and Radar pages (``bench.generate``, seed 1) in ``out``;
     its pages' folder."""
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.generate", "--pages", str(pages), "--seed", str(SEED),
-         "--out", str(out)],
-        capture_output=True, text=True, cwd=REPO, timeout=3600,
-    )  # fmt: skip
-    if done.returncode != 0:
-        raise RuntimeError(done.stderr)
+    if not generate_corpus(None, pages, out):
+        raise RuntimeError(f"bench.generate failed for {pages} pages")
     return out / "pages"
 
 

@@ -46,7 +46,7 @@ import pyoxigraph as ox
 
 from bench.launch import REPO
 from bench.report import SEED, machine, write
-from bench.run import du, ingest_once, load_average, log
+from bench.run import du, generate_corpus, ingest_once, load_average, log
 
 if TYPE_CHECKING:
     from benchgraph.store import Store
@@ -218,13 +218,8 @@ def _queries(now: Store, then: Store, since: str, repeat: int, benchmarks: bool)
 def measure(pages: int, work: Path, repeat: int, benchmarks_max_pages: int) -> dict[str, Any]:
     """Everything the module's docstring lists, for a corpus of ``pages`` pages."""
     corpus, store, one = work / "corpus", work / "store", work / "one-version"
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.generate", "--pages", str(pages), "--seed", str(SEED),
-         "--out", str(corpus)],
-        capture_output=True, text=True, cwd=REPO, timeout=3600,
-    )  # fmt: skip
-    if done.returncode != 0:
-        raise RuntimeError(done.stderr)
+    if not generate_corpus(None, pages, corpus):
+        raise RuntimeError(f"bench.generate failed for {pages} pages")
     log(f"history, {pages} pages: first versions (load average {load_average()})")
     first_s, _ = ingest_once(corpus / "pages", store)
     shutil.copytree(store, one)

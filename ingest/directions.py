@@ -3,9 +3,8 @@
 Most result files (Papers with Code tables, model cards) give no direction. A metric whose name
 holds one of the words below gets that direction, marked as inferred; a name in neither table
 has no direction. Nothing defaults to higher-is-better. The lower-is-better words are looked
-for first, so that "Top-1 Error" is an error rate and not a top-1 accuracy.
-
-The tables, as users can read them (``docs/formats.md`` lists them too):
+for first, so that "Top-1 Error" is an error rate and not a top-1 accuracy. ``docs/formats.md``
+lists the tables for users.
 """
 
 from __future__ import annotations
