@@ -37,27 +37,22 @@ The guarantees are the embedded store's:
 
 from __future__ import annotations
 
-import ast
-import base64
 import copy
 import http.client
 import itertools
 import re
-import socket
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO, TypeVar
+from typing import IO
 
 import pyoxigraph as ox
-from SPARQLWrapper import JSON, POST, POSTDIRECTLY, TURTLE, URLENCODED, SPARQLWrapper
-from SPARQLWrapper.SPARQLExceptions import SPARQLWrapperException
 
-from benchgraph import export, graphs, queries, settings
+from benchgraph import credentials, export, graphs, queries, settings
+from benchgraph.credentials import Credentials
+from benchgraph.protocol import Client, StoreTimeout
 from benchgraph.sparqltext import keywords, query_form, substitute
 from benchgraph.store import (
     Answer,
@@ -77,7 +72,7 @@ from benchgraph.store import (
     withdrawal,
 )
 
-T = TypeVar("T")
+__all__ = ["Endpoints", "RemoteStore", "StoreTimeout"]
 
 # Settings a remote store reads (all from the environment or their defaults).
 SETTINGS = (
@@ -85,18 +80,14 @@ SETTINGS = (
     "gsp_url",
     "store_user",
     "store_password",
+    "store_netrc",
+    "store_auth",
     "store_timeout",
     "store_retries",
     "store_request_bytes",
 )
-_TRANSIENT_STATUS = {429, 502, 503, 504}
 _BLANK = re.compile(r"_:[A-Za-z0-9_\-.]+")
 _STALE_STAGING_SECONDS = 3600
-_AGENT = "benchgraph"
-
-
-class StoreTimeout(StoreError):
-    """The server did not answer within the time limit."""
 
 
 @dataclass(frozen=True)
@@ -132,8 +123,7 @@ class RemoteStore(Store):
         self,
         endpoints: Endpoints,
         *,
-        user: str = "",
-        password: str = "",
+        credentials: Credentials | None = None,
         timeout: float = 30.0,
         retries: int = 3,
         request_bytes: int = 8 * 1024 * 1024,
@@ -143,11 +133,9 @@ class RemoteStore(Store):
     ) -> None:
         self.endpoints = endpoints
         self.location = endpoints.query
-        self.user, self.password = user, password
-        self.timeout = timeout
-        self.retries = retries
+        urls = [endpoints.query, endpoints.update, endpoints.graph_store or endpoints.query]
+        self.client = Client(urls, credentials, timeout=timeout, retries=retries)
         self.request_bytes = request_bytes
-        self.backoff = 0.5  # seconds before the first retry; doubled for each next one
         self._staging_cleaned = False
         self._view: str | None = None  # where the view lives, once known (see the module)
         self._view_known = False
@@ -160,10 +148,13 @@ class RemoteStore(Store):
     ) -> RemoteStore:
         """The store at ``url`` with the remote settings from the environment."""
         values = settings.resolve(SETTINGS)
+        try:
+            found = credentials.from_settings(values, url)
+        except credentials.CredentialsError as error:
+            raise StoreError(str(error)) from None
         return cls(
             Endpoints.of(url, str(values["update_url"]), str(values["gsp_url"])),
-            user=str(values["store_user"]),
-            password=str(values["store_password"]),
+            credentials=found,
             timeout=float(values["store_timeout"]),
             retries=int(values["store_retries"]),
             request_bytes=int(values["store_request_bytes"]),
@@ -174,7 +165,8 @@ class RemoteStore(Store):
     def with_timeout(self, timeout: float) -> RemoteStore:
         """The same store with every request limited to ``timeout`` seconds."""
         twin = copy.copy(self)
-        twin.timeout = timeout
+        twin.client = copy.copy(self.client)
+        twin.client.timeout = timeout
         return twin
 
     def close(self) -> None:
@@ -203,25 +195,22 @@ class RemoteStore(Store):
             default_graph, named_graphs = self._dataset(text)
         if base_iri:
             text = f"BASE <{base_iri}>\n{text}"
-        wrapper = self._wrapper()
-        # SPARQLWrapper's setQuery guesses the form from the first keyword-like text anywhere
-        # (a word in a string will do); the lexer knows. A query is never sent as an update.
-        wrapper.queryString = text
-        wrapper.queryType = query_form(text) or "SELECT"
-        for graph in default_graph or ():
-            wrapper.addDefaultGraph(graph)
-        for graph in named_graphs or ():
-            wrapper.addNamedGraph(graph)
-        graph_answer = wrapper.queryType in ("CONSTRUCT", "DESCRIBE")
-        if graph_answer:
-            wrapper.setReturnFormat(TURTLE)
-        wrapper.addCustomHttpHeader(
-            "Accept",
+        form = query_form(text) or "SELECT"
+        graph_answer = form in ("CONSTRUCT", "DESCRIBE")
+        accept = (
             "application/n-triples, text/turtle;q=0.9"
             if graph_answer
-            else "application/sparql-results+json",
+            else "application/sparql-results+json"
         )
-        body, media = self._send("answering a query", self.endpoints.query, wrapper)
+        reply = self.client.query(
+            "answering a query",
+            self.endpoints.query,
+            text,
+            accept,
+            default_graphs=default_graph or (),
+            named_graphs=named_graphs or (),
+        )
+        body, media = reply.body, reply.media
         try:
             if graph_answer:
                 fmt = ox.RdfFormat.from_media_type(media) or ox.RdfFormat.N_TRIPLES
@@ -252,9 +241,8 @@ class RemoteStore(Store):
             assert isinstance(answer, SentTriples)
             return iter(answer)
         url = f"{self.endpoints.graph_store}?{urllib.parse.urlencode({'graph': graph})}"
-        request = urllib.request.Request(url, headers={"Accept": "application/n-triples"})
         try:
-            body, _ = self._http(f"reading graph <{graph}>", url, request)
+            body = self.client.get(f"reading graph <{graph}>", url, "application/n-triples").body
         except StoreError as error:
             if "(404" in str(error):
                 return iter(())
@@ -276,13 +264,12 @@ class RemoteStore(Store):
             yield ox.Quad(triple.subject, triple.predicate, triple.object, ox.DefaultGraph())
 
     def _named_quads(self) -> Iterator[ox.Quad]:
-        wrapper = self._wrapper()
-        wrapper.queryString = queries.internal("quads")
-        wrapper.queryType = "SELECT"
-        wrapper.addCustomHttpHeader("Accept", "application/sparql-results+json")
-        response = self._attempts(
-            "reading every quad", self.endpoints.query, lambda: wrapper.query().response
-        )
+        body = urllib.parse.urlencode({"query": queries.internal("quads")}).encode("ascii")
+        headers = {
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Accept": "application/sparql-results+json",
+        }
+        response = self.client.stream("reading every quad", self.endpoints.query, body, headers)
         yield from self._streamed_quads(response)
 
     def _streamed_quads(self, response: IO[bytes]) -> Iterator[ox.Quad]:
@@ -396,81 +383,7 @@ class RemoteStore(Store):
                 self.remove_graph(name.value)
 
     def update(self, what: str, text: str) -> None:
-        wrapper = self._wrapper()
-        wrapper.setRequestMethod(POSTDIRECTLY)
-        wrapper.queryString = text
-        wrapper.queryType = "INSERT"  # an update, whatever its first word
-        self._send(what, self.endpoints.update, wrapper)
-
-    # Requests
-
-    def _wrapper(self) -> SPARQLWrapper:
-        wrapper = SPARQLWrapper(self.endpoints.query, updateEndpoint=self.endpoints.update)
-        wrapper.agent = _AGENT
-        wrapper.setMethod(POST)
-        wrapper.setRequestMethod(URLENCODED)
-        wrapper.setReturnFormat(JSON)
-        wrapper.setOnlyConneg(True)
-        # SPARQLWrapper takes whole seconds and reads 0 as "no limit".
-        wrapper.setTimeout(max(1, round(self.timeout)))
-        if self.user:
-            wrapper.setCredentials(self.user, self.password)
-        return wrapper
-
-    def _send(self, what: str, endpoint: str, wrapper: SPARQLWrapper) -> tuple[bytes, str]:
-        """Send what ``wrapper`` holds; return the answer's body and media type."""
-
-        def attempt() -> tuple[bytes, str]:
-            response = wrapper.query().response
-            with response:
-                return response.read(), response.headers.get_content_type()
-
-        return self._attempts(what, endpoint, attempt)
-
-    def _http(self, what: str, url: str, request: urllib.request.Request) -> tuple[bytes, str]:
-        """Send a plain HTTP request (the Graph Store Protocol) as :meth:`_send` does."""
-        request.add_header("User-Agent", _AGENT)
-        if self.user:
-            token = base64.b64encode(f"{self.user}:{self.password}".encode()).decode()
-            request.add_header("Authorization", f"Basic {token}")
-
-        def attempt() -> tuple[bytes, str]:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                return response.read(), response.headers.get_content_type()
-
-        return self._attempts(what, url, attempt)
-
-    def _attempts(self, what: str, endpoint: str, attempt: Callable[[], T]) -> T:
-        """Run ``attempt``; retry transient failures with backoff; turn every failure into a
-        StoreError (or SyntaxError for a query the server found malformed)."""
-        for n in itertools.count(1):
-            try:
-                return attempt()
-            except SPARQLWrapperException as error:
-                status, detail = _wrapper_failure(error)
-                failure = _http_failure(status, detail, what, endpoint, self.timeout)
-            except urllib.error.HTTPError as error:
-                failure = _http_failure(error.code, _body(error), what, endpoint, self.timeout)
-            except TimeoutError:
-                raise StoreTimeout(
-                    f"{endpoint} did not answer within {self.timeout:g} s while {what}"
-                ) from None
-            except (urllib.error.URLError, OSError, http.client.HTTPException) as error:
-                reason = getattr(error, "reason", error)
-                if isinstance(reason, TimeoutError | socket.timeout):
-                    raise StoreTimeout(
-                        f"{endpoint} did not answer within {self.timeout:g} s while {what}"
-                    ) from None
-                failure = _Failure(
-                    StoreError(f"cannot reach {endpoint} while {what}: {reason or error}"),
-                    transient=True,
-                )
-            if not failure.transient or n > self.retries:
-                if failure.transient and self.retries:
-                    raise StoreError(f"{failure.error} (after {n} attempts)") from None
-                raise failure.error from None
-            time.sleep(self.backoff * 2 ** (n - 1))
-        raise AssertionError("unreachable")
+        self.client.update(what, self.endpoints.update, text)
 
     @property
     def view(self) -> str | None:
@@ -543,63 +456,6 @@ class RemoteStore(Store):
             f"INSERT {{ {in_view('?s ?p ?o', view)} }} WHERE {{ GRAPH ?g {{ ?s ?p ?o }} "
             f'FILTER (STRSTARTS(STR(?g), "{graphs.PAGES}")) }}',
         )
-
-
-@dataclass(frozen=True)
-class _Failure:
-    error: Exception
-    transient: bool
-
-
-def _body(error: urllib.error.HTTPError) -> str:
-    try:
-        return error.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
-
-
-def _wrapper_failure(error: SPARQLWrapperException) -> tuple[int, str]:
-    """The HTTP status and body behind one of SPARQLWrapper's exceptions."""
-    statuses = {
-        "QueryBadFormed": 400,
-        "Unauthorized": 401,
-        "EndPointNotFound": 404,
-        "URITooLong": 414,
-        "EndPointInternalError": 500,
-    }
-    # SPARQLWrapper keeps the server's answer only inside its message, as a bytes repr.
-    _, found, body = str(error).partition("\n\nResponse:\n")
-    detail = ""
-    if found:
-        try:
-            detail = bytes(ast.literal_eval(body)).decode("utf-8", "replace")
-        except (ValueError, SyntaxError, TypeError):
-            detail = body
-    return statuses.get(type(error).__name__, 0), detail
-
-
-def _http_failure(status: int, detail: str, what: str, endpoint: str, timeout: float) -> _Failure:
-    detail = " ".join(detail.split())[:300]
-    if status == 400 and "query" in what:
-        return _Failure(SyntaxError(f"{endpoint} refused the query: {detail}"), False)
-    if status in (401, 403):
-        name = "Unauthorized" if status == 401 else "Forbidden"
-        return _Failure(
-            StoreError(
-                f"{endpoint} refused {what} ({status} {name}): check BENCHGRAPH_STORE_USER "
-                "and BENCHGRAPH_STORE_PASSWORD, and that the account may do this"
-            ),
-            False,
-        )
-    if status == 404:
-        return _Failure(
-            StoreError(f"{endpoint} while {what}: (404 Not Found) no such endpoint or graph"),
-            False,
-        )
-    return _Failure(
-        StoreError(f"{endpoint} failed while {what} (HTTP {status or 'error'}): {detail}"),
-        status in _TRANSIENT_STATUS,
-    )
 
 
 def _chunks(lines: list[str], budget: int) -> Iterator[list[str]]:

@@ -243,11 +243,32 @@ SETTINGS = (
         "iri",
         command="remote",
     ),
-    Setting("store_user", "", "User name for a remote store (HTTP Basic).", command="remote"),
+    Setting(
+        "store_user",
+        "",
+        "User name for a remote store (HTTP Basic or Digest, as the server asks).",
+        command="remote",
+    ),
     Setting(
         "store_password",
         "",
-        "Password for a remote store (HTTP Basic); only from the environment, never a flag.",
+        "Password for a remote store; only from the environment or the netrc file, never a "
+        "flag, never printed.",
+        command="remote",
+    ),
+    Setting(
+        "store_netrc",
+        "",
+        "A netrc file holding the remote store's user and password (the entry of its host), "
+        "read when BENCHGRAPH_STORE_USER is empty.",
+        "path",
+        command="remote",
+    ),
+    Setting(
+        "store_auth",
+        "auto",
+        "How credentials are sent: auto (as the server's 401 challenge asks: Basic or Digest), "
+        "basic (with every request, unasked) or digest (Digest only).",
         command="remote",
     ),
     Setting(

@@ -64,8 +64,8 @@ class RemotePool:
                 except StoreError as error:
                     raise Unreachable(str(error)) from None
                 # A client waits: one quick retry, not the full backoff of a batch job.
-                self._store.retries = min(self._store.retries, 1)
-                self._store.backoff = 0.2
+                client = self._store.client
+                client.retries, client.backoff = min(client.retries, 1), 0.2
             if time.monotonic() - self._read_at < REFRESH_SECONDS:
                 return
             store = self._store.with_timeout(self.time_limit)

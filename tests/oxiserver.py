@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import hashlib
 import http.client
 import os
+import secrets
 import shutil
 import subprocess
 import sys
@@ -103,8 +105,11 @@ def wait_for(url: str, seconds: float = 30.0) -> None:
 class Faults:
     """What the proxy does to the requests it passes on."""
 
-    user: str = ""  # with a user, requests without these Basic credentials get 401
+    user: str = ""  # with a user, requests without these credentials get 401
     password: str = ""
+    scheme: str = "Basic"  # the challenge: "Basic" or "Digest" (RFC 7616, MD5, qop=auth)
+    authorizations: list[str] = field(default_factory=list)  # each Authorization scheme seen
+    challenged: int = 0  # 401 answers sent
     forbid_updates: bool = False  # 403 to every update
     fail_updates_from: int = 0  # from the Nth update on (1-based), answer ``status``
     fail_updates_count: int = 0  # ... this many times (0: forever)
@@ -123,6 +128,7 @@ class FaultProxy:
     def __init__(self, target: str) -> None:
         self.target = target
         self.faults = Faults()
+        self.nonces: set[str] = set()
         proxy = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -151,10 +157,12 @@ class FaultProxy:
 
     def _refusal(self, handler: BaseHTTPRequestHandler) -> int:
         f = self.faults
-        if f.user:
-            token = base64.b64encode(f"{f.user}:{f.password}".encode()).decode()
-            if handler.headers.get("Authorization") != f"Basic {token}":
-                return 401
+        given = handler.headers.get("Authorization") or ""
+        if given:
+            f.authorizations.append(given.split(" ", 1)[0])
+        if f.user and not self._authorized(handler.command, given):
+            f.challenged += 1
+            return 401
         if not handler.path.startswith("/update"):
             return 0
         with f.lock:
@@ -167,13 +175,41 @@ class FaultProxy:
                 return f.status
         return 0
 
+    def _challenge(self) -> str:
+        if self.faults.scheme == "Basic":
+            return 'Basic realm="store"'
+        nonce = secrets.token_hex(16)
+        self.nonces.add(nonce)
+        return f'Digest realm="store", nonce="{nonce}", qop="auth", algorithm=MD5'
+
+    def _authorized(self, method: str, given: str) -> bool:
+        """Whether ``given`` (an Authorization header) holds the credentials, in the scheme
+        the proxy asks for."""
+        f = self.faults
+        scheme, _, rest = given.partition(" ")
+        if scheme != f.scheme:
+            return False
+        if scheme == "Basic":
+            return rest == base64.b64encode(f"{f.user}:{f.password}".encode()).decode()
+        fields = urllib.request.parse_keqv_list(urllib.request.parse_http_list(rest))
+        if fields.get("username") != f.user or fields.get("nonce") not in self.nonces:
+            return False
+
+        def md5(text: str) -> str:
+            return hashlib.md5(text.encode()).hexdigest()
+
+        known = md5(f"{f.user}:store:{f.password}")
+        asked = md5(f"{method}:{fields.get('uri', '')}")
+        parts = (known, fields["nonce"], fields.get("nc"), fields.get("cnonce"), "auth", asked)
+        return fields.get("response") == md5(":".join(str(p) for p in parts))
+
     def handle(self, handler: BaseHTTPRequestHandler, body: bytes | None) -> None:
         refusal = self._refusal(handler)
         if refusal:
             message = f"refused by the proxy ({refusal})".encode()
             handler.send_response(refusal)
             if refusal == 401:
-                handler.send_header("WWW-Authenticate", 'Basic realm="store"')
+                handler.send_header("WWW-Authenticate", self._challenge())
             handler.send_header("Content-Length", str(len(message)))
             handler.end_headers()
             handler.wfile.write(message)

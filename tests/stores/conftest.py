@@ -44,7 +44,7 @@ def remote_store(remote: Remote, monkeypatch: pytest.MonkeyPatch) -> Iterator[Re
     monkeypatch.setenv("BENCHGRAPH_STORE_RETRIES", "2")
     remote.clear()
     store = RemoteStore.from_settings(remote.url)
-    store.backoff = 0.05
+    store.client.backoff = 0.05
     yield store
     store.close()
 

