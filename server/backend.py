@@ -8,7 +8,6 @@ query workers on first use (``benchgraph serve`` starts them before it listens).
 from __future__ import annotations
 
 import atexit
-import json
 import os
 import re
 import shutil
@@ -26,7 +25,7 @@ from benchgraph.queries import NamedQuery
 from benchgraph.store import is_remote
 from benchgraph.suggest import Names
 from server.cache import CACHE_ENTRIES, Cache
-from server.engine import Answer, DumpJob, Failure, Job, Term
+from server.engine import VALUES, Answer, DumpJob, Failure, Job, Term
 from server.errors import ApiError
 from server.remote_pool import RemotePool
 from server.workers import PoolError, WorkerPool
@@ -93,7 +92,7 @@ class Backend:
         key = (self.pool.generation.tag, ("lookup", text, _key(bindings), within))
         answer = self.cache.get(key)
         if answer is None:
-            job = Job(text, "json", None, self.max_rows, dict(bindings), default_graph=within)
+            job = Job(text, VALUES, None, self.max_rows, dict(bindings), default_graph=within)
             answer = self.run(job)
             self.cache.put(key, answer)
         return _first_column(answer)
@@ -121,7 +120,7 @@ class Backend:
                 self._names.move_to_end(key)
                 return found
         try:
-            answer = self.run(Job(text, "json", None, NAMES_ROWS, dict(bindings)))
+            answer = self.run(Job(text, VALUES, None, NAMES_ROWS, dict(bindings)))
         except (ApiError, PoolError) as error:  # an error then suggests nothing, and says why
             current_app.logger.warning("no names to suggest from: %s", error)
             return Names(())
@@ -167,9 +166,9 @@ def _key(bindings: Mapping[str, Term]) -> tuple[tuple[str, str], ...]:
 
 
 def _first_column(answer: Answer) -> list[str]:
-    document = json.loads(answer.body)
-    first = document["head"]["vars"][0]
-    return [row[first]["value"] for row in document["results"]["bindings"] if first in row]
+    """The first column of an answer in the format VALUES."""
+    assert answer.values is not None
+    return answer.values.column()
 
 
 def failure_error(failure: Failure) -> ApiError:

@@ -47,7 +47,7 @@ class Cache:
 
     def put(self, key: Hashable, answer: Answer) -> None:
         """Keep ``answer`` under ``key``, evicting the least recently used past ``entries``."""
-        if len(answer.body) > CACHE_ENTRY_BYTES:
+        if answer.size > CACHE_ENTRY_BYTES:
             return
         with self._lock:
             self._items[key] = answer
@@ -67,7 +67,7 @@ class Cache:
             others = [a for k, a in self._pinned.items() if k != full]
             if len(others) >= self.pins:
                 return False
-            if sum(len(a.body) for a in others) + len(answer.body) > self.pinned_bytes:
+            if sum(a.size for a in others) + answer.size > self.pinned_bytes:
                 return False
             self._pinned[full] = answer
             return True

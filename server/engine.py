@@ -5,6 +5,13 @@ sends ``("ready", graph names)`` (or ``("failed", message)``) once, then one :cl
 :class:`Failure` per :class:`Job` or :class:`DumpJob` (a dump is written to a file, not sent).
 Everything a job costs — evaluation and serialisation — happens here, so the pool can stop it by
 killing the process. This module imports nothing of Flask.
+
+An answer the server reads itself rather than serves (the site's pages, the feed, labels, VoID
+figures, parameter look-ups) is asked for in the format :data:`VALUES`: its rows come back as
+data, each cell as text (:class:`Values`), with no body to write here nor to parse there. This
+is the cheapest form that crosses the socket: on 5,000 rows of three cells, writing SPARQL JSON
+takes 36 ms here and parsing it back 10 ms in the server, pickling the terms themselves 23 ms
+and 11 ms, and the cells as text 1 ms to read.
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ class Job:
     default graph, every named graph reachable with GRAPH."""
 
     query: str
-    results_format: str | None  # media key for SELECT/ASK answers, None: none acceptable
+    results_format: str | None  # media key or VALUES for SELECT/ASK answers; None: none fits
     graph_format: str | None  # media key for CONSTRUCT/DESCRIBE answers
     max_rows: int
     substitutions: Mapping[str, Term] = field(default_factory=dict)
@@ -62,13 +69,42 @@ class DumpJob:
     history: bool = False
 
 
+# The results format of an answer kept as data (not a media type: it is never served).
+VALUES = "values"
+
+
+@dataclass(frozen=True)
+class Values:
+    """A SELECT answer as data: its variables, and per row the text of each bound variable's
+    term (an IRI, a blank node's label, a literal's lexical form; a triple term as N-Triples).
+    An ASK answer is one row with ``boolean``: ``true`` or ``false``."""
+
+    names: tuple[str, ...]
+    rows: tuple[dict[str, str], ...]
+
+    def column(self) -> list[str]:
+        """The first variable's text in each row where it is bound."""
+        if not self.names:
+            return []
+        first = self.names[0]
+        return [row[first] for row in self.rows if first in row]
+
+
 @dataclass(frozen=True)
 class Answer:
     kind: Literal["solutions", "boolean", "triples"]
-    format: str  # media key
-    body: bytes
+    format: str  # media key, or VALUES
+    body: bytes  # empty in the format VALUES
     rows: int
     truncated: bool
+    values: Values | None = None  # in the format VALUES only
+
+    @property
+    def size(self) -> int:
+        """About how many bytes the answer holds: its body, or the text of its values."""
+        if self.values is None:
+            return len(self.body)
+        return sum(len(k) + len(v) for row in self.values.rows for k, v in row.items())
 
 
 @dataclass(frozen=True)
@@ -84,13 +120,32 @@ def _written(body: bytes | None) -> bytes:
     return body
 
 
+def _text(term: Term) -> str:
+    """A term's text as :class:`Values` holds it."""
+    return str(term) if isinstance(term, ox.Triple) else term.value
+
+
 def _solutions(answer: ox.QuerySolutions, job: Job, fmt: str) -> Answer:
-    """The first ``max_rows`` solutions of ``answer``, read once, written in ``fmt``."""
+    """The first ``max_rows`` solutions of ``answer``, read once, written in ``fmt`` (or kept
+    as :class:`Values`)."""
     names = [v.value for v in answer.variables]
     rows = [tuple(row) for row in islice(answer, job.max_rows + 1)]
     truncated = len(rows) > job.max_rows
     rows = rows[: job.max_rows]
+    if fmt == VALUES:
+        kept = tuple(
+            {n: _text(t) for n, t in zip(names, row, strict=True) if t is not None} for row in rows
+        )
+        return Answer("solutions", fmt, b"", len(rows), truncated, Values(tuple(names), kept))
     return Answer("solutions", fmt, results.write(fmt, names, rows), len(rows), truncated)
+
+
+def _boolean(answer: ox.QueryBoolean, fmt: str) -> Answer:
+    """An ASK answer written in ``fmt`` (or kept as :class:`Values`)."""
+    if fmt == VALUES:
+        values = Values(("boolean",), ({"boolean": "true" if answer else "false"},))
+        return Answer("boolean", fmt, b"", 1, False, values)
+    return Answer("boolean", fmt, _written(answer.serialize(format=RESULTS_FORMATS[fmt])), 1, False)
 
 
 def _triples(triples: Iterable[ox.Triple], job: Job, fmt: str) -> Answer:
@@ -127,9 +182,7 @@ def execute(store: Store, job: Job) -> Answer | Failure:
         if job.results_format is None:
             return Failure("not_acceptable", "", "results")
         if isinstance(answer, ox.QueryBoolean):
-            fmt = job.results_format
-            body = _written(answer.serialize(format=RESULTS_FORMATS[fmt]))
-            return Answer("boolean", fmt, body, 1, False)
+            return _boolean(answer, job.results_format)
         return _solutions(answer, job, job.results_format)
     except SyntaxError as error:
         return Failure("syntax", str(error))

@@ -18,7 +18,6 @@ it stays the same as long as they do; its link is the result's site page.
 from __future__ import annotations
 
 import hashlib
-import json
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -33,7 +32,7 @@ from benchgraph import asof, graphs, media, queries
 from benchgraph import vocab as V
 from benchgraph.versions import instant
 from server.backend import Backend, current
-from server.engine import Job, Term
+from server.engine import VALUES, Job, Term
 from server.named import cache_key, given, resolved
 
 blueprint = Blueprint("feed", __name__)
@@ -221,7 +220,7 @@ def changes() -> Response:
         asked["since"] = default_since(backend, values.get("until", ""), generation.modified)
     bindings = resolved(backend, named, asked)
     base = backend.base_url()
-    key = ("feed", *cache_key(named, bindings, "json", None))
+    key = ("feed", *cache_key(named, bindings, VALUES, None))
     shown = (key, base, request.query_string)  # the links the document carries
     digest = hashlib.sha256(repr(shown).encode("utf-8")).hexdigest()[:16]
     etag = f"{generation.tag}-{digest}"
@@ -231,10 +230,10 @@ def changes() -> Response:
         answer = backend.cache.get((generation.tag, key))
         if answer is None:
             past = asof.past(named, bindings)
-            answer = backend.run(Job(named.text, "json", None, MAX_ENTRIES, bindings, past=past))
+            answer = backend.run(Job(named.text, VALUES, None, MAX_ENTRIES, bindings, past=past))
             backend.cache.put((generation.tag, key), answer)
-        rows = json.loads(answer.body)["results"]["bindings"]
-        found = [Change.of({k: str(v["value"]) for k, v in row.items()}) for row in rows]
+        assert answer.values is not None
+        found = [Change.of(row) for row in answer.values.rows]
         feed = _feed(backend, base, values, bindings, found, answer.truncated)
         if feed.updated is None:  # no change with a time: the store's own
             feed = replace(feed, updated=generation.modified)

@@ -14,7 +14,6 @@ their prefixed names.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ from benchgraph import queries, resources
 from benchgraph import vocab as V
 from benchgraph.sparqltext import with_values
 from server.backend import current
-from server.engine import Job
+from server.engine import VALUES, Job
 from server.errors import ApiError
 from server.workers import PoolError
 
@@ -102,13 +101,13 @@ def _store_names(iris: list[str]) -> dict[str, str]:
     if answer is None:
         text = with_values(queries.internal("labels"), "resource", [ox.NamedNode(i) for i in iris])
         try:
-            answer = backend.run(Job(text, "json", None, len(iris)))
+            answer = backend.run(Job(text, VALUES, None, len(iris)))
         except (ApiError, PoolError) as error:
             _log.warning("the names of an answer's IRIs could not be read: %s", error)
             return {}
         backend.cache.put(key, answer)
-    rows = json.loads(answer.body)["results"]["bindings"]
-    return {r["resource"]["value"]: r["name"]["value"] for r in rows if "name" in r}
+    assert answer.values is not None
+    return {r["resource"]: r["name"] for r in answer.values.rows if "name" in r}
 
 
 def page_href(iri: str) -> str:

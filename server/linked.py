@@ -13,7 +13,6 @@ bound). The format follows a suffix (``.ttl``, ``.jsonld``, ``.nt``, ``.rdf``, `
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Hashable
 from urllib.parse import quote
 
@@ -23,10 +22,11 @@ from werkzeug.http import is_resource_modified
 from werkzeug.wrappers import Response as WerkzeugResponse
 
 from benchgraph import media, queries
+from benchgraph import vocab as V
 from server import void
 from server.answers import respond
 from server.backend import Backend, current
-from server.engine import Answer, Job
+from server.engine import VALUES, Answer, Job
 from server.errors import ApiError
 
 blueprint = Blueprint("linked", __name__)
@@ -99,34 +99,28 @@ def resource(path: str) -> Response | WerkzeugResponse:
     return _finish(response, backend)
 
 
-def _rows(backend: Backend, name: str) -> list[dict[str, dict[str, str]]]:
-    job = Job(queries.internal(name), "json", None, backend.max_rows)
+def _rows(backend: Backend, name: str) -> tuple[dict[str, str], ...]:
+    """The rows of the internal query ``name`` (cached), each cell as text."""
+    job = Job(queries.internal(name), VALUES, None, backend.max_rows)
     answer = _cached(backend, ("void-query", name), job)
-    return list(json.loads(answer.body)["results"]["bindings"])
+    assert answer.values is not None
+    return answer.values.rows
 
 
 def figures(backend: Backend) -> void.Figures:
-    """The store's figures for its VoID description."""
+    """The store's figures for its VoID description (the last ingest time an xsd:dateTime, as
+    the shapes hold every ingest time to be)."""
     summary = _rows(backend, "void-summary")[0]
     modified = summary.get("modified")
     return void.Figures(
-        triples=int(summary["triples"]["value"]),
-        entities=int(summary["entities"]["value"]),
-        modified=(
-            ox.Literal(modified["value"], datatype=ox.NamedNode(modified["datatype"]))
-            if modified
-            else None
-        ),
-        classes=[
-            (row["class"]["value"], int(row["entities"]["value"]))
-            for row in _rows(backend, "void-classes")
-        ],
+        triples=int(summary["triples"]),
+        entities=int(summary["entities"]),
+        modified=ox.Literal(modified, datatype=ox.NamedNode(V.XSD + "dateTime"))
+        if modified
+        else None,
+        classes=[(row["class"], int(row["entities"])) for row in _rows(backend, "void-classes")],
         graphs=[
-            (
-                row["graph"]["value"],
-                int(row["triples"]["value"]),
-                row["source"]["value"] if "source" in row else None,
-            )
+            (row["graph"], int(row["triples"]), row.get("source"))
             for row in _rows(backend, "void-graphs")
         ],
         examples=examples(backend),
@@ -135,7 +129,7 @@ def figures(backend: Backend) -> void.Figures:
 
 def examples(backend: Backend) -> list[str]:
     """A few resource IRIs: the first paper, method, benchmark and result (cached)."""
-    return [row["example"]["value"] for row in _rows(backend, "void-examples")]
+    return [row["example"] for row in _rows(backend, "void-examples")]
 
 
 @blueprint.get("/void")

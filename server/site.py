@@ -17,7 +17,6 @@ generation. Values are shown as published (``bg:publishedValue``).
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Mapping
 from decimal import Decimal
@@ -35,7 +34,7 @@ from benchgraph.queries import QueryError
 from server import charts, sparql
 from server.answers import table
 from server.backend import current
-from server.engine import Job, Term
+from server.engine import VALUES, Job, Term
 from server.errors import ApiError
 
 blueprint = Blueprint("site", __name__, template_folder="templates")
@@ -80,10 +79,10 @@ def _rows(
     )
     answer = backend.cache.get(cache_key)
     if answer is None:
-        answer = backend.run(Job(text, "json", None, backend.max_rows, bound, past=past))
+        answer = backend.run(Job(text, VALUES, None, backend.max_rows, bound, past=past))
         backend.cache.put(cache_key, answer)
-    document = json.loads(answer.body)
-    return [{k: str(v["value"]) for k, v in b.items()} for b in document["results"]["bindings"]]
+    assert answer.values is not None
+    return [dict(row) for row in answer.values.rows]  # the cached rows stay as they are
 
 
 def select(name: str, past: asof.Past | None = None, **bound: Term) -> list[Row]:

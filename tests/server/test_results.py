@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from benchgraph.media import RESULTS_FORMATS
 from benchgraph.store import EmbeddedStore
 from server import results
-from server.engine import Answer, Job, execute
+from server.engine import VALUES, Answer, Job, execute
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 FORMATS = sorted(RESULTS_FORMATS)
@@ -199,3 +199,30 @@ def test_a_literal_with_a_base_direction_keeps_it(store: EmbeddedStore, fmt: str
     assert isinstance(answer, Answer)
     assert answer.body == engine_bytes(store, query, fmt)
     assert b"rtl" in answer.body
+
+
+def test_an_answer_kept_as_values_holds_the_text_of_the_json_answer(
+    store: EmbeddedStore,
+) -> None:
+    query = (
+        "SELECT ?s ?label WHERE { ?s ?p ?o"
+        " OPTIONAL { ?s <http://www.w3.org/2000/01/rdf-schema#label> ?label } } ORDER BY ?s ?label"
+    )
+    kept = execute(store, Job(query, VALUES, None, 50))
+    written = execute(store, Job(query, "json", None, 50))
+    assert isinstance(kept, Answer) and isinstance(written, Answer)
+    assert kept.values is not None and kept.body == b""
+    document = json.loads(written.body)
+    assert kept.values.names == tuple(document["head"]["vars"])
+    bindings = document["results"]["bindings"]
+    assert list(kept.values.rows) == [{k: v["value"] for k, v in b.items()} for b in bindings]
+    assert any("label" not in row for row in kept.values.rows)  # unbound: left out
+    assert (kept.rows, kept.truncated) == (written.rows, written.truncated) == (50, True)
+    assert kept.values.column() == [b["s"]["value"] for b in bindings]
+
+
+def test_an_ask_answer_kept_as_values_is_one_boolean_row(store: EmbeddedStore) -> None:
+    for query, text in (("ASK { ?s ?p ?o }", "true"), ("ASK { FILTER(false) }", "false")):
+        answer = execute(store, Job(query, VALUES, None, 10))
+        assert isinstance(answer, Answer) and answer.values is not None
+        assert answer.values.rows == ({"boolean": text},)
