@@ -78,11 +78,7 @@ class Client:
         named_graphs: Sequence[str] = (),
     ) -> Reply:
         """Send the query ``text`` with the dataset given (none: the server's)."""
-        form = [("query", text)]
-        form += [("default-graph-uri", graph) for graph in default_graphs]
-        form += [("named-graph-uri", graph) for graph in named_graphs]
-        body = urllib.parse.urlencode(form).encode("ascii")
-        headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": accept}
+        body, headers = _query_form(text, accept, default_graphs, named_graphs)
         return self.send(what, endpoint, body, headers)
 
     def update(self, what: str, endpoint: str, text: str) -> None:
@@ -103,9 +99,11 @@ class Client:
 
         return self.attempts(what, url, attempt)
 
-    def stream(self, what: str, url: str, body: bytes, headers: dict[str, str]) -> IO[bytes]:
-        """Send one request and return the open answer, to be read as it comes (and closed)."""
-        return self.attempts(what, url, lambda: self.open_now(url, body, headers))
+    def stream(self, what: str, endpoint: str, text: str, accept: str) -> IO[bytes]:
+        """Send the query ``text`` and return the open answer, to be read as it comes (and
+        closed)."""
+        body, headers = _query_form(text, accept, (), ())
+        return self.attempts(what, endpoint, lambda: self.open_now(endpoint, body, headers))
 
     def open_now(
         self, url: str, body: bytes | None, headers: dict[str, str]
@@ -128,7 +126,9 @@ class Client:
                 failure = self._refusal(error, what, endpoint)
             except TimeoutError:
                 raise self._timeout(what, endpoint) from None
-            except ValueError as error:  # a challenge urllib cannot answer (its scheme, say)
+            except ValueError as error:  # urllib: a challenge it cannot answer (its scheme, say)
+                if "authentication" not in str(error) and "scheme" not in str(error):
+                    raise StoreError(f"{endpoint} failed while {what}: {error}") from None
                 raise StoreError(
                     f"{endpoint} asks for an authentication benchgraph cannot give while {what}: "
                     f"{error}"
@@ -186,6 +186,17 @@ class Client:
         if status == 401:
             return f"{said} for user {who.user!r}: check the user and password (from {who.source})"
         return f"{said} for user {who.user!r}: the account may not do this"
+
+
+def _query_form(
+    text: str, accept: str, default_graphs: Sequence[str], named_graphs: Sequence[str]
+) -> tuple[bytes, dict[str, str]]:
+    """The body and headers of a query POSTed as a form, with its dataset."""
+    form = [("query", text)]
+    form += [("default-graph-uri", graph) for graph in default_graphs]
+    form += [("named-graph-uri", graph) for graph in named_graphs]
+    headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": accept}
+    return urllib.parse.urlencode(form).encode("ascii"), headers
 
 
 @dataclass(frozen=True)

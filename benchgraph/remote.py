@@ -1,8 +1,8 @@
 """A remote store: any SPARQL 1.1 server, through the SPARQL 1.1 Protocol.
 
-Queries go to the query endpoint through SPARQLWrapper; writes go to the update endpoint as
-SPARQL 1.1 Update; a graph is read from the Graph Store endpoint when there is one (else with a
-CONSTRUCT).
+Queries go to the query endpoint, writes to the update endpoint as SPARQL 1.1 Update, both sent
+by :class:`benchgraph.protocol.Client` (with the credentials, as the server asks); a graph is
+read from the Graph Store endpoint when there is one (else with a CONSTRUCT).
 
 Where the merged view lives depends on the server, and is read from it:
 
@@ -264,12 +264,12 @@ class RemoteStore(Store):
             yield ox.Quad(triple.subject, triple.predicate, triple.object, ox.DefaultGraph())
 
     def _named_quads(self) -> Iterator[ox.Quad]:
-        body = urllib.parse.urlencode({"query": queries.internal("quads")}).encode("ascii")
-        headers = {
-            "Content-Type": "application/x-www-form-urlencoded",
-            "Accept": "application/sparql-results+json",
-        }
-        response = self.client.stream("reading every quad", self.endpoints.query, body, headers)
+        response = self.client.stream(
+            "reading every quad",
+            self.endpoints.query,
+            queries.internal("quads"),
+            "application/sparql-results+json",
+        )
         yield from self._streamed_quads(response)
 
     def _streamed_quads(self, response: IO[bytes]) -> Iterator[ox.Quad]:

@@ -67,7 +67,7 @@ def open_store(
     reached through that server (:mod:`benchgraph.served`). Raises StoreError if it cannot be
     opened."""
     if is_remote(location):
-        from benchgraph.remote import RemoteStore  # only loaded (and SPARQLWrapper) when used
+        from benchgraph.remote import RemoteStore  # only loaded when used
 
         return RemoteStore.from_settings(str(location), notify=notify)
     if must_exist and not (Path(location) / "CURRENT").is_file():
