@@ -94,7 +94,7 @@ class Client:
         """Send one request (POST with ``body``, else GET) and read its answer whole."""
 
         def attempt() -> Reply:
-            with self.open_now(url, body, headers) as response:
+            with self.open_now(what, url, body, headers) as response:
                 return Reply(response.read(), response.headers.get_content_type(), response.headers)
 
         return self.attempts(what, url, attempt)
@@ -103,16 +103,21 @@ class Client:
         """Send the query ``text`` and return the open answer, to be read as it comes (and
         closed)."""
         body, headers = _query_form(text, accept, (), ())
-        return self.attempts(what, endpoint, lambda: self.open_now(endpoint, body, headers))
+        return self.attempts(what, endpoint, lambda: self.open_now(what, endpoint, body, headers))
 
     def open_now(
-        self, url: str, body: bytes | None, headers: dict[str, str]
+        self, what: str, url: str, body: bytes | None, headers: dict[str, str]
     ) -> http.client.HTTPResponse:
-        """One attempt: the request sent through handlers of its own (see the module)."""
+        """One attempt: the request sent through handlers of its own (see the module). A
+        challenge urllib cannot answer (a scheme other than Basic and Digest, a Digest algorithm
+        it lacks) is a StoreError saying which."""
         handlers = self.credentials.handlers(self.urls) if self.credentials else []
         opener = urllib.request.build_opener(*handlers)
         request = urllib.request.Request(url, data=body, headers={"User-Agent": AGENT, **headers})
-        response = opener.open(request, timeout=self.timeout)
+        try:
+            response = opener.open(request, timeout=self.timeout)
+        except ValueError as error:  # urllib's word for a challenge it cannot answer
+            raise StoreError(f"cannot send {what} to {url}: {error}") from None
         assert isinstance(response, http.client.HTTPResponse)
         return response
 
@@ -126,13 +131,6 @@ class Client:
                 failure = self._refusal(error, what, endpoint)
             except TimeoutError:
                 raise self._timeout(what, endpoint) from None
-            except ValueError as error:  # urllib: a challenge it cannot answer (its scheme, say)
-                if "authentication" not in str(error) and "scheme" not in str(error):
-                    raise StoreError(f"{endpoint} failed while {what}: {error}") from None
-                raise StoreError(
-                    f"{endpoint} asks for an authentication benchgraph cannot give while {what}: "
-                    f"{error}"
-                ) from None
             except (urllib.error.URLError, OSError, http.client.HTTPException) as error:
                 reason = getattr(error, "reason", error)
                 if isinstance(reason, TimeoutError | socket.timeout):

@@ -147,10 +147,10 @@ class RemoteStore(Store):
         cls, url: str, *, read_only: bool = False, notify: Notify | None = None
     ) -> RemoteStore:
         """The store at ``url`` with the remote settings from the environment."""
-        values = settings.resolve(SETTINGS)
         try:
+            values = settings.resolve(SETTINGS)
             found = credentials.from_settings(values, url)
-        except credentials.CredentialsError as error:
+        except (settings.SettingError, credentials.CredentialsError) as error:
             raise StoreError(str(error)) from None
         return cls(
             Endpoints.of(url, str(values["update_url"]), str(values["gsp_url"])),

@@ -61,6 +61,7 @@ class Setting:
     # The command that takes it as a flag ("" every command that opens the store); "remote":
     # read by remote stores from the environment only, no flag.
     command: str = ""
+    choices: tuple[str, ...] = ()  # the only values it takes (none: any of its kind)
 
     @property
     def env(self) -> str:
@@ -94,6 +95,10 @@ class Setting:
             raise SettingError(
                 f"setting {self.name}{where}: {text!r} is not {article} {self.kind}"
             ) from None
+        if self.choices and text not in self.choices:
+            raise SettingError(
+                f"setting {self.name}{where}: {text!r} is not one of {', '.join(self.choices)}"
+            )
         if self.kind == "iri" and text and not _HTTP_IRI.fullmatch(text):
             raise SettingError(
                 f"setting {self.name}{where}: {text!r} is not an absolute http(s) IRI"
@@ -270,11 +275,12 @@ SETTINGS = (
         "How credentials are sent: auto (as the server's 401 challenge asks: Basic or Digest), "
         "basic (with every request, unasked) or digest (Digest only).",
         command="remote",
+        choices=("auto", "basic", "digest"),
     ),
     Setting(
         "store_timeout",
         "30",
-        "Seconds each request to a remote store may take (whole seconds, at least 1).",
+        "Seconds each request to a remote store may take (at least 1).",
         "number",
         1,
         "remote",

@@ -107,7 +107,7 @@ class Faults:
 
     user: str = ""  # with a user, requests without these credentials get 401
     password: str = ""
-    scheme: str = "Basic"  # the challenge: "Basic" or "Digest" (RFC 7616, MD5, qop=auth)
+    scheme: str = "Basic"  # the challenge: "Basic", "Digest" (RFC 7616, MD5, qop=auth), or other
     authorizations: list[str] = field(default_factory=list)  # each Authorization scheme seen
     challenged: int = 0  # 401 answers sent
     forbid_updates: bool = False  # 403 to every update
@@ -176,8 +176,8 @@ class FaultProxy:
         return 0
 
     def _challenge(self) -> str:
-        if self.faults.scheme == "Basic":
-            return 'Basic realm="store"'
+        if self.faults.scheme != "Digest":
+            return f'{self.faults.scheme} realm="store"'
         nonce = secrets.token_hex(16)
         self.nonces.add(nonce)
         return f'Digest realm="store", nonce="{nonce}", qop="auth", algorithm=MD5'

@@ -33,21 +33,24 @@ SECRET = "s3cret-Zq9"
 @pytest.fixture(params=["Basic", "Digest"])
 def guarded(request: pytest.FixtureRequest, remote: object) -> Iterator[FaultProxy]:
     """The shared server, emptied, behind a proxy asking for user curator in each scheme."""
-    yield from _guard(remote, str(request.param))
+    proxy = _guard(remote, str(request.param))
+    yield proxy
+    proxy.close()
 
 
 @pytest.fixture
 def basic(remote: object) -> Iterator[FaultProxy]:
     """The same, asking for Basic."""
-    yield from _guard(remote, "Basic")
+    proxy = _guard(remote, "Basic")
+    yield proxy
+    proxy.close()
 
 
-def _guard(remote: object, scheme: str) -> Iterator[FaultProxy]:
+def _guard(remote: object, scheme: str) -> FaultProxy:
     proxy = FaultProxy(remote.url)  # type: ignore[attr-defined]
     remote.clear()  # type: ignore[attr-defined]
     proxy.faults.user, proxy.faults.password, proxy.faults.scheme = "curator", SECRET, scheme
-    yield proxy
-    proxy.close()
+    return proxy
 
 
 def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
@@ -140,6 +143,11 @@ def test_the_server_in_front_never_logs_the_password(guarded: FaultProxy, tmp_pa
         assert server.stop() == 0
     assert "warming" in log.read_text()  # the log is there, and holds no password
     assert SECRET not in log.read_text()
+    wrong = {**os.environ, **env, "BENCHGRAPH_STORE_PASSWORD": "wrong-Xy7"}
+    with pytest.raises(RuntimeError, match="did not start") as refused:
+        Served(guarded.url, log=tmp_path / "refused.log", env=wrong)
+    assert "for user 'curator'" in str(refused.value)
+    assert "wrong-Xy7" not in str(refused.value)
 
 
 def test_a_url_holding_credentials_is_refused_without_echoing_them() -> None:
@@ -168,9 +176,28 @@ def test_a_netrc_file_that_cannot_serve_is_named(text: str, said: str, tmp_path:
         credentials.from_settings({"store_netrc": str(tmp_path / "none")}, "http://h/query")
 
 
-def test_the_scheme_setting_is_checked_and_the_password_never_shown() -> None:
-    with pytest.raises(CredentialsError, match="'ntlm' is not one of auto, basic, digest"):
-        credentials.from_settings({"store_user": "u", "store_auth": "ntlm"}, "http://h/q")
+def test_a_challenge_of_another_scheme_is_named(remote: object) -> None:
+    proxy = _guard(remote, "Bearer")
+    try:
+        with pytest.raises(StoreError, match=r"cannot send .* not support .* scheme: 'Bearer'"):
+            RemoteStore(Endpoints.of(proxy.url), credentials=Credentials("curator", SECRET))
+    finally:
+        proxy.close()
+
+
+def test_the_scheme_setting_takes_only_its_choices(basic: FaultProxy) -> None:
+    env = {"BENCHGRAPH_STORE_USER": "curator", "BENCHGRAPH_STORE_AUTH": "ntlm"}
+    done = cli(env, "query", "papers", "--store", basic.url)
+    assert done.returncode == 2
+    assert (
+        "benchgraph: error: setting store_auth (from BENCHGRAPH_STORE_AUTH): 'ntlm' is not "
+        "one of auto, basic, digest" in done.stderr
+    )
+    assert "Traceback" not in done.stderr
+    assert basic.faults.authorizations == []  # nothing was sent
+
+
+def test_the_password_is_never_shown() -> None:
     found = credentials.from_settings({"store_user": "u", "store_password": SECRET}, "http://h/q")
     assert found is not None and found.password == SECRET
     assert SECRET not in repr(found) and SECRET not in str(found)
