@@ -65,6 +65,7 @@ from benchgraph.store import (
     Term,
     data,
     in_view,
+    insertion,
     present,
     replacement,
     statement,
@@ -85,6 +86,7 @@ SETTINGS = (
     "store_timeout",
     "store_retries",
     "store_request_bytes",
+    "store_request_statements",
 )
 _BLANK = re.compile(r"_:[A-Za-z0-9_\-.]+")
 _STALE_STAGING_SECONDS = 3600
@@ -127,6 +129,7 @@ class RemoteStore(Store):
         timeout: float = 30.0,
         retries: int = 3,
         request_bytes: int = 8 * 1024 * 1024,
+        request_statements: int = 0,
         check: bool = True,
         read_only: bool = False,
         notify: Notify | None = None,
@@ -136,6 +139,7 @@ class RemoteStore(Store):
         urls = [endpoints.query, endpoints.update, endpoints.graph_store or endpoints.query]
         self.client = Client(urls, credentials, timeout=timeout, retries=retries)
         self.request_bytes = request_bytes
+        self.request_statements = request_statements
         self._staging_cleaned = False
         self._view: str | None = None  # where the view lives, once known (see the module)
         self._view_known = False
@@ -158,6 +162,7 @@ class RemoteStore(Store):
             timeout=float(values["store_timeout"]),
             retries=int(values["store_retries"]),
             request_bytes=int(values["store_request_bytes"]),
+            request_statements=int(values["store_request_statements"]),
             read_only=read_only,
             notify=notify,
         )
@@ -295,7 +300,9 @@ class RemoteStore(Store):
         self._remove_stale_staging()
         lines = {graph: [statement(t) for t in ts] for graph, ts in change.replaced.items()}
         update = replacement(lines, self.view, change)
-        if len(update.encode("utf-8")) <= self.request_bytes:
+        count = sum(map(len, lines.values())) * 2  # the page's statements enter the view too
+        bounded = not self.request_statements or count <= self.request_statements
+        if bounded and len(update.encode("utf-8")) <= self.request_bytes:
             self.update(f"replacing graph {change.names}", update)
         else:
             self._replace_staged(lines, change)
@@ -313,11 +320,11 @@ class RemoteStore(Store):
         try:
             for graph, graph_lines in lines.items():
                 budget = self.request_bytes - len(staging[graph]) - 64  # room for the update around
-                for n, chunk in enumerate(_chunks(graph_lines, budget), start=1):
-                    body = "\n".join(chunk)
+                parts = _chunks(graph_lines, budget, self.request_statements)
+                for n, chunk in enumerate(parts, start=1):
                     self.update(
                         f"staging part {n} of graph <{graph}>",
-                        f"INSERT DATA {{ GRAPH <{staging[graph]}> {{\n{body}\n}} }}",
+                        " ;\n".join(insertion({staging[graph]: chunk}, self.view)),
                     )
             moves = []
             guard = f"FILTER EXISTS {{ GRAPH <{first}> {{ ?a ?b ?c }} }}" if first else ""
@@ -458,9 +465,10 @@ class RemoteStore(Store):
         )
 
 
-def _chunks(lines: list[str], budget: int) -> Iterator[list[str]]:
-    """Split ``lines`` into lists of at most about ``budget`` bytes, keeping statements that
-    share a blank node together (its label means one node only within one request)."""
+def _chunks(lines: list[str], budget: int, most: int = 0) -> Iterator[list[str]]:
+    """Split ``lines`` into lists of at most about ``budget`` bytes and (unless 0) ``most``
+    statements, keeping statements that share a blank node together (its label means one
+    node only within one request)."""
     parent: dict[str, str] = {}
 
     def root(label: str) -> str:
@@ -485,7 +493,7 @@ def _chunks(lines: list[str], budget: int) -> Iterator[list[str]]:
     size = 0
     for group in itertools.chain(groups.values(), singles):
         weight = sum(len(line.encode("utf-8")) + 1 for line in group)
-        if chunk and size + weight > budget:
+        if chunk and (size + weight > budget or (most and len(chunk) + len(group) > most)):
             yield chunk
             chunk, size = [], 0
         chunk += group

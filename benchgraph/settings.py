@@ -303,6 +303,15 @@ SETTINGS = (
         4096,
         "remote",
     ),
+    Setting(
+        "store_request_statements",
+        "0",
+        "Most statements sent to a remote store in one update request (0: no bound but the "
+        "size); a larger page is staged like one past the size. Virtuoso needs 1000.",
+        "integer",
+        0,
+        "remote",
+    ),
 )
 _BY_NAME = {s.name: s for s in SETTINGS}
 # The settings of the server: the store's and those `benchgraph serve` takes as flags (host,

@@ -21,6 +21,7 @@ named one) is the store.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import time
@@ -42,6 +43,8 @@ Notify = Callable[[str], None]
 
 # Triples a repair or an upgrade sends in one update.
 _BATCH = 20_000
+# A statement whose object is a blank node (see has_blank_node).
+_BLANK_OBJECT = re.compile(r" _:[^ \"<>]+ \.$")
 
 
 class StoreError(Exception):
@@ -165,6 +168,41 @@ def data(verb: str, lines: Mapping[str, Sequence[str]]) -> list[str]:
     return [f"{verb} DATA {{\n" + "\n".join(body) + "\n}"] if body else []
 
 
+def has_blank_node(line: str) -> bool:
+    """Whether the statement ``line`` (see :func:`statement`) has a blank node as its subject
+    or object: its first term is ``_:…``, or its last (a literal ends in a quote, a language
+    tag or a datatype IRI, never in a blank node label)."""
+    return line.startswith("_:") or _BLANK_OBJECT.search(line) is not None
+
+
+def insertion(lines: Mapping[str, Sequence[str]], view: str | None) -> list[str]:
+    """The operations that insert the statements ``lines`` holds by graph, and those of the
+    page graphs into the view: one ``INSERT DATA`` of the statements without blank nodes; and,
+    for each graph with blank nodes, an ``INSERT … WHERE {}`` of its statements that have one
+    (SPARQL allows no blank node in ``DELETE DATA`` and servers such as Virtuoso none in
+    ``INSERT DATA``; a template gives them new identities, as ``INSERT DATA`` does), then, for
+    a page graph, those statements copied into the view from the graph, so that the view
+    holds the same nodes."""
+    ground: dict[str, list[str]] = {}
+    blank: dict[str, list[str]] = {}
+    for graph, body in lines.items():
+        for line in body:
+            (blank if has_blank_node(line) else ground).setdefault(graph, []).append(line)
+    blocks = [f"GRAPH <{graph}> {{\n" + "\n".join(ts) + "\n}" for graph, ts in ground.items()]
+    facts = [line for graph, body in ground.items() if graphs.is_page(graph) for line in body]
+    if facts:
+        blocks.append(in_view("\n".join(facts), view))
+    operations = ["INSERT DATA {\n" + "\n".join(blocks) + "\n}"] if blocks else []
+    for graph, body in blank.items():
+        operations.append(f"INSERT {{ GRAPH <{graph}> {{\n" + "\n".join(body) + "\n}} WHERE {}")
+        if graphs.is_page(graph):
+            operations.append(
+                f"INSERT {{ {in_view('?s ?p ?o', view)} }} WHERE {{ GRAPH <{graph}> "
+                "{ ?s ?p ?o } FILTER (isBlank(?s) || isBlank(?o)) }"
+            )
+    return operations
+
+
 def replacement(
     lines: Mapping[str, Sequence[str]],
     view: str | None,
@@ -173,9 +211,9 @@ def replacement(
     """The update that replaces each named graph of ``lines`` with its statements, in one
     request, and keeps the view equal to the union of the page graphs: first the graphs
     ``change`` keeps are copied, then the replaced pages' statements leave the view (unless
-    another page states them), then the new ones enter, with the statements ``change`` adds
-    (and without those it deletes). Blank node labels are scoped to the request, so each must
-    be unique per graph."""
+    another page states them), then the new ones enter (see :func:`insertion`), with the
+    statements ``change`` adds (and without those it deletes). Blank node labels are scoped
+    to the operation, so each must be unique per graph."""
     operations = copies(change.kept) if change else []
     operations += [withdrawal(graph, view) for graph in lines if graphs.is_page(graph)]
     operations += [f"DROP SILENT GRAPH <{graph}>" for graph in lines]
@@ -183,14 +221,12 @@ def replacement(
         operations += data(
             "DELETE", {g: [statement(t) for t in ts] for g, ts in change.deleted.items()}
         )
-    inserts = [f"GRAPH <{graph}> {{\n" + "\n".join(body) + "\n}" for graph, body in lines.items()]
+    written = dict(lines)
     if change is not None:
-        added = {g: [statement(t) for t in ts] for g, ts in change.added.items()}
-        inserts += [f"GRAPH <{g}> {{\n" + "\n".join(ts) + "\n}" for g, ts in added.items() if ts]
-    facts = [line for graph, body in lines.items() if graphs.is_page(graph) for line in body]
-    if facts:
-        inserts.append(in_view("\n".join(facts), view))
-    return " ;\n".join([*operations, "INSERT DATA {\n" + "\n".join(inserts) + "\n}"])
+        for graph, ts in change.added.items():
+            if ts:
+                written[graph] = [*written.get(graph, ()), *(statement(t) for t in ts)]
+    return " ;\n".join([*operations, *insertion(written, view)])
 
 
 def removal(graph: str, view: str | None) -> str:
@@ -226,6 +262,8 @@ class Store(ABC):
     """A store of named graphs, queried over their merged view."""
 
     location: str
+    # Most statements the store takes in one update (0: no bound; a remote store's setting).
+    request_statements = 0
 
     @property
     def view(self) -> str | None:
@@ -405,8 +443,9 @@ class Store(ABC):
         again). Returns what differed."""
         check = check if check is not None else self.check_view()
         for verb, found in (("DELETE", check.extra), ("INSERT", check.missing)):
-            for start in range(0, len(found), _BATCH):
-                body = "\n".join(statement(t) for t in found[start : start + _BATCH])
+            batch = self.request_statements or _BATCH
+            for start in range(0, len(found), batch):
+                body = "\n".join(statement(t) for t in found[start : start + batch])
                 self.update(
                     "repairing the merged view", f"{verb} DATA {{\n{in_view(body, self.view)}\n}}"
                 )
