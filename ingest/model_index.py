@@ -49,9 +49,9 @@ import hashlib
 import re
 
 from benchgraph.names import normalise
-from ingest.model_index_results import HINT, Reader, kind
+from ingest.model_index_results import HINT, Reader
 from ingest.records import Page, PageError, PaperRef, SourceFormat
-from ingest.structured import load_yaml
+from ingest.structured import load_yaml, shown
 
 FORMAT: SourceFormat = "model-index"
 # Where model cards in this format are published: the block names no repository, so the card
@@ -96,7 +96,7 @@ def parse(data: bytes, origin: str) -> Page:
         raise PageError(origin, "", "no top-level 'model-index' key", HINT)
     models = document["model-index"]
     if not isinstance(models, list):
-        raise PageError(origin, "model-index", f"is {kind(models)}, not a list of models", HINT)
+        raise PageError(origin, "model-index", f"is {shown(models)}, not a list of models", HINT)
     if not models:
         raise PageError(origin, "model-index", "lists no models", HINT)
     reader = Reader(origin)

@@ -50,7 +50,7 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 from ingest.records import MethodRecord, Page, PageError, PageWarning, PaperRef, SourceFormat
-from ingest.structured import load_json, path
+from ingest.structured import load_json, path, shown
 
 FORMAT: SourceFormat = "pwc-api"
 PAPER_PAGE = "https://paperswithcode.com/paper/{}"
@@ -174,13 +174,13 @@ def _list_page(envelope: Mapping[str, Any], origin: str, sha256: str) -> Page:
         raise PageError(
             origin,
             "results",
-            f"the list's results is {_shown(items)}, not a list",
+            f"the list's results is {shown(items)}, not a list",
             "a Papers with Code list response holds its items in a 'results' list",
         )
     count = _count(envelope, origin)
     for link in ("next", "previous"):
         if envelope[link] is not None and not isinstance(envelope[link], str):
-            raise PageError(origin, link, f"{link} is {_shown(envelope[link])}, not a URL or null")
+            raise PageError(origin, link, f"{link} is {shown(envelope[link])}, not a URL or null")
     if len(items) > count or (
         envelope["next"] is None and envelope["previous"] is None and len(items) != count
     ):
@@ -274,7 +274,7 @@ def _rows(
         where = ("results", index)
         try:
             if not isinstance(item, dict):
-                raise _Unreadable(path(*where), f"the item is {_shown(item)}, not an object")
+                raise _Unreadable(path(*where), f"the item is {shown(item)}, not an object")
             if _kind(item) != kind:
                 keys = ", ".join(sorted(_KINDS[kind]))
                 raise _Unreadable(path(*where), f"not one of the list's {kind} (no {keys})")
@@ -352,7 +352,7 @@ def _text(
     Raises _Unreadable for a value that is not text, or a required one that is absent."""
     value = item.get(key)
     if value is not None and not isinstance(value, str):
-        raise _Unreadable(path(*where, key), f"{key} is {_shown(value)}, not text")
+        raise _Unreadable(path(*where, key), f"{key} is {shown(value)}, not text")
     if value is None or not value.strip():
         if required:
             raise _Unreadable(
@@ -365,7 +365,7 @@ def _text(
 def _count(envelope: Mapping[str, Any], origin: str) -> int:
     count = envelope["count"]
     if not isinstance(count, Decimal) or count != count.to_integral_value() or count < 0:
-        raise PageError(origin, "count", f"count is {_shown(count)}, not a number of items")
+        raise PageError(origin, "count", f"count is {shown(count)}, not a number of items")
     return int(count)
 
 
@@ -388,15 +388,3 @@ def _is_date(text: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _shown(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, Decimal):
-        return f"the number {value}"
-    if isinstance(value, str):
-        return f"the text {value!r}"
-    return {"dict": "an object", "list": "a list"}.get(type(value).__name__, type(value).__name__)

@@ -32,9 +32,9 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from benchgraph.names import normalise
-from ingest.pwc_tables_rows import Reader, Table, kind
+from ingest.pwc_tables_rows import Reader, Table
 from ingest.records import Page, PageError, SourceFormat
-from ingest.structured import load_json, path
+from ingest.structured import load_json, path, shown
 
 FORMAT: SourceFormat = "pwc-tables"
 # Whose format it is, and who publishes its files (the file names no one): the name that lets
@@ -86,7 +86,7 @@ def parse(data: bytes, origin: str) -> Page:
         raise PageError(
             origin,
             "top level",
-            f"the file holds {kind(document)}, not a list of tasks",
+            f"the file holds {shown(document)}, not a list of tasks",
             "an evaluation-tables file is a JSON list of tasks: [{...}, ...]",
         )
     tables: list[Table] = []
@@ -139,7 +139,7 @@ def _walk_task(
     """Gather the tables of ``task`` (at ``steps``) and of its subtasks; return its name.
     Raises PageError for a task that is not an object or has no name."""
     if not isinstance(task, dict):
-        raise PageError(origin, path(*steps), f"a task is {kind(task)}, not an object", _TASK_HINT)
+        raise PageError(origin, path(*steps), f"a task is {shown(task)}, not an object", _TASK_HINT)
     name = _name(origin, task, "task", steps, _TASK_HINT)
     if parent is not None and parent != name:
         parents.append((name, parent))
@@ -164,7 +164,7 @@ def _walk_dataset(
     where = path(*steps)
     if not isinstance(dataset, dict):
         raise PageError(
-            origin, where, f"a dataset is {kind(dataset)}, not an object", _DATASET_HINT
+            origin, where, f"a dataset is {shown(dataset)}, not an object", _DATASET_HINT
         )
     own = "dataset" if "dataset" in dataset or top is None else "subdataset"
     name = _name(origin, dataset, own, steps, _DATASET_HINT)
@@ -172,7 +172,7 @@ def _walk_dataset(
         subsets = (*subsets, name)
     sota = dataset.get("sota")
     if sota is not None and not isinstance(sota, dict):
-        raise PageError(origin, f"{where}.sota", f"{kind(sota)}, not an object", _DATASET_HINT)
+        raise PageError(origin, f"{where}.sota", f"{shown(sota)}, not an object", _DATASET_HINT)
     if sota:
         metrics = _metric_names(origin, sota, (*steps, "sota"))
         rows = tuple(row for _, row in _items(origin, sota, "rows", (*steps, "sota"), _SOTA_HINT))
@@ -193,7 +193,7 @@ def _name(
     elif isinstance(value, str):
         problem = f'an empty "{key}" name'
     else:
-        problem = f'the "{key}" name is {kind(value)}, not text'
+        problem = f'the "{key}" name is {shown(value)}, not text'
     raise PageError(origin, path(*steps), problem, hint)
 
 
@@ -206,7 +206,7 @@ def _items(
     if value is None:
         return iter(())
     if not isinstance(value, list):
-        raise PageError(origin, path(*steps, key), f"{kind(value)}, not a list", hint)
+        raise PageError(origin, path(*steps, key), f"{shown(value)}, not a list", hint)
     return enumerate(value)
 
 
@@ -219,7 +219,7 @@ def _metric_names(
             raise PageError(
                 origin,
                 path(*steps, "metrics", index),
-                f"a metric name is {kind(name)}, not a name",
+                f"a metric name is {shown(name)}, not a name",
                 _SOTA_HINT,
             )
         names.append(name)
