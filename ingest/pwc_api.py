@@ -169,6 +169,18 @@ def parse(data: bytes, origin: str) -> Page:
 
 def _list_page(envelope: Mapping[str, Any], origin: str, sha256: str) -> Page:
     """The Page of a list response. Raises PageError (see :func:`parse`)."""
+    items = _listed(envelope, origin)
+    count = _counted(envelope, items, origin)
+    kind = _items_kind(items, origin)
+    papers, methods, warnings = _readable(items, kind, origin)
+    first_slug = next(slug for slug in map(_slug, items) if slug is not None)
+    key = f"pwc-api/{kind}/{_segment(first_slug)}"
+    title = _list_title(kind, len(items), count)
+    return _page(origin, key, title, sha256, tuple(warnings), papers, methods)
+
+
+def _listed(envelope: Mapping[str, Any], origin: str) -> list[Any]:
+    """The items of a list response. Raises PageError when its results is not a list."""
     items = envelope["results"]
     if not isinstance(items, list):
         raise PageError(
@@ -177,6 +189,12 @@ def _list_page(envelope: Mapping[str, Any], origin: str, sha256: str) -> Page:
             f"the list's results is {shown(items)}, not a list",
             "a Papers with Code list response holds its items in a 'results' list",
         )
+    return items
+
+
+def _counted(envelope: Mapping[str, Any], items: list[Any], origin: str) -> int:
+    """The number of items the list declares in all, its pages together. Raises PageError for
+    a link to another page that is no URL, or a count that the ``items`` contradict."""
     count = _count(envelope, origin)
     for link in ("next", "previous"):
         if envelope[link] is not None and not isinstance(envelope[link], str):
@@ -191,6 +209,12 @@ def _list_page(envelope: Mapping[str, Any], origin: str, sha256: str) -> Page:
             + ("" if len(items) > count else " and has no other page"),
             _TRUNCATED_OR_EDITED,
         )
+    return count
+
+
+def _items_kind(items: list[Any], origin: str) -> str:
+    """What the list's ``items`` are: ``"papers"`` or ``"methods"``. Raises PageError for an
+    empty list, items of no known kind, and results or tasks (they name no benchmark)."""
     if not items:
         raise PageError(
             origin,
@@ -209,30 +233,41 @@ def _list_page(envelope: Mapping[str, Any], origin: str, sha256: str) -> Page:
     if kind == "results":
         raise _results_refused(items, origin)
     if kind == "tasks":
-        names = ", ".join(repr(item.get("name")) for item in items if isinstance(item, dict))
-        raise PageError(
-            origin,
-            "results",
-            f"a list of tasks ({names}) names tasks alone, and a task is recorded only as part "
-            "of a benchmark (a task and a dataset)",
-            f"nothing here can be loaded; for a paper's results with their benchmarks, {_TABLES}",
-        )
+        raise _tasks_refused(items, origin)
+    return kind
+
+
+def _tasks_refused(items: list[Any], origin: str) -> PageError:
+    names = ", ".join(repr(item.get("name")) for item in items if isinstance(item, dict))
+    return PageError(
+        origin,
+        "results",
+        f"a list of tasks ({names}) names tasks alone, and a task is recorded only as part "
+        "of a benchmark (a task and a dataset)",
+        f"nothing here can be loaded; for a paper's results with their benchmarks, {_TABLES}",
+    )
+
+
+def _readable(
+    items: list[Any], kind: str, origin: str
+) -> tuple[list[PaperRef], list[MethodRecord], list[PageWarning]]:
+    """The papers or methods of the ``items`` that can be read, and the warnings. Raises
+    PageError when none can be read."""
     papers, methods, warnings = _read_items(items, kind, origin)
-    records: list[PaperRef] | list[MethodRecord] = papers or methods
-    if not records:
+    if not papers and not methods:
         first = warnings[0]
         raise PageError(
             origin,
             first.location,
             f"none of the {len(items)} items can be read; the first: {first.problem}",
         )
-    first_slug = next(slug for slug in map(_slug, items) if slug is not None)
-    noun = kind if len(items) != 1 else _SINGULAR[kind]
-    title = f"Papers with Code API: {len(items)} {noun}" + (
-        f" (of {count})" if count != len(items) else ""
-    )
-    key = f"pwc-api/{kind}/{_segment(first_slug)}"
-    return _page(origin, key, title, sha256, tuple(warnings), papers, methods)
+    return papers, methods, warnings
+
+
+def _list_title(kind: str, listed: int, count: int) -> str:
+    """The title of a page listing ``listed`` items of ``kind`` out of ``count`` in all."""
+    noun = kind if listed != 1 else _SINGULAR[kind]
+    return f"Papers with Code API: {listed} {noun}" + (f" (of {count})" if count != listed else "")
 
 
 def _results_refused(items: list[Any], origin: str) -> PageError:

@@ -68,6 +68,20 @@ def parse(data: bytes, origin: str) -> Page:
     a hint for a trailing comma), and for a structure that is not this format's (with the JSON
     path of the place). Rows and cells that cannot be read are skipped with a PageWarning.
     """
+    tables: list[Table] = []
+    parents: list[tuple[str, str]] = []
+    names = [
+        _walk_task(origin, task, (index,), None, tables, parents)
+        for index, task in enumerate(_tasks(_document(data, origin), origin))
+    ]
+    key = f"{FORMAT}/{_joined(names)}/{_joined(table.dataset for table in tables)}"
+    reader = _read(Reader(origin, key, _title(names)), tables)
+    return _page(data, reader, parents)
+
+
+def _document(data: bytes, origin: str) -> Any:
+    """The JSON value of ``data``. Raises PageError for bytes that are not UTF-8, JSON that
+    does not parse (with a hint for a trailing comma) or nests too deeply to read."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -75,13 +89,17 @@ def parse(data: bytes, origin: str) -> Page:
             origin, f"byte {error.start}", "not UTF-8 text", "evaluation tables are UTF-8 JSON"
         ) from None
     try:
-        document = load_json(text, origin)
+        return load_json(text, origin)
     except PageError as error:
         raise PageError(origin, error.location, error.problem, _comma_hint(text)) from None
     except RecursionError:
         raise PageError(
             origin, "", "the JSON is nested too deeply to read", "tasks nest a few levels deep"
         ) from None
+
+
+def _tasks(document: Any, origin: str) -> list[Any]:
+    """The file's tasks: ``document`` when it is a list. Raises PageError when it is not."""
     if not isinstance(document, list):
         raise PageError(
             origin,
@@ -89,30 +107,32 @@ def parse(data: bytes, origin: str) -> Page:
             f"the file holds {shown(document)}, not a list of tasks",
             "an evaluation-tables file is a JSON list of tasks: [{...}, ...]",
         )
-    tables: list[Table] = []
-    parents: list[tuple[str, str]] = []
-    names = [
-        _walk_task(origin, task, (index,), None, tables, parents)
-        for index, task in enumerate(document)
-    ]
-    key = f"{FORMAT}/{_joined(names)}/{_joined(table.dataset for table in tables)}"
-    title = _title(names)
-    reader = Reader(origin, key, title)
+    return document
+
+
+def _read(reader: Reader, tables: list[Table]) -> Reader:
+    """``reader`` once it has read every table in ``tables``. Raises PageError when none of
+    them declares a metric."""
     for table in tables:
         reader.read(table)
     if not reader.decls:
         raise PageError(
-            origin,
+            reader.origin,
             "",
             "the file holds no evaluation table (no dataset has a sota table with metrics)",
             _SOTA_HINT,
         )
+    return reader
+
+
+def _page(data: bytes, reader: Reader, parents: list[tuple[str, str]]) -> Page:
+    """The Page of the file ``data``, from what ``reader`` read and the tasks' ``parents``."""
     decls = [decl.record() for decl in reader.decls.values()]
     return Page(
         format=FORMAT,
-        origin=origin,
-        key=key,
-        title=title,
+        origin=reader.origin,
+        key=reader.key,
+        title=reader.title,
         url=None,
         data_updated=None,
         publisher=PUBLISHER,
