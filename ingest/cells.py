@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from ingest.records import Spread, SpreadMeaning
+from ingest.structured import shown
 
 _NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 _PLAIN = re.compile(rf"({_NUMBER})")
@@ -51,7 +52,7 @@ def read_cell(raw: object, meaning: SpreadMeaning = "not stated") -> Cell:
     ``meaning`` is what a ± means in this source, when the source says. Raises CellError.
     """
     if isinstance(raw, bool) or raw is None or not isinstance(raw, str | int | float | Decimal):
-        raise CellError(f"{_shown(raw)} is not a number")
+        raise CellError(f"{shown(raw)} is not a number")
     text = raw if isinstance(raw, str) else str(raw)
     cell = text.strip()
     if cell.lower() in _MISSING:
@@ -84,11 +85,3 @@ def _decimal(text: str) -> str:
 def _plain(number: Decimal) -> str:
     """A Decimal in positional notation (``1E+3`` as ``1000``)."""
     return format(number, "f")
-
-
-def _shown(raw: object) -> str:
-    if raw is None:
-        return "null"
-    if isinstance(raw, bool):
-        return "true" if raw else "false"
-    return f"a {type(raw).__name__}"

@@ -47,11 +47,12 @@ from __future__ import annotations
 
 import hashlib
 import re
+from typing import Any
 
 from benchgraph.names import normalise
-from ingest.model_index_results import HINT, Reader, kind
-from ingest.records import Page, PageError, PaperRef, SourceFormat
-from ingest.structured import load_yaml
+from ingest.model_index_results import HINT, Reader
+from ingest.records import Page, PageError, PaperRef, ResultRecord, SourceFormat
+from ingest.structured import load_yaml, shown
 
 FORMAT: SourceFormat = "model-index"
 # Where model cards in this format are published: the block names no repository, so the card
@@ -84,6 +85,20 @@ def parse(data: bytes, origin: str) -> Page:
     Raises PageError, with the YAML path, for a block whose structure is wrong (see the module's
     rule) and for text that is not UTF-8 or not YAML.
     """
+    reader = Reader(origin)
+    models = _models(_block(data, origin), origin)
+    entries = [reader.model(model, index) for index, model in enumerate(models)]
+    title = entries[0][0]
+    name = normalise(title)
+    if not name:
+        raise PageError(origin, "model-index[0].name", "has no letters or digits")
+    key = f"{FORMAT}/{name}"
+    return _page(data, reader, key, title, _results(reader, entries, key))
+
+
+def _block(data: bytes, origin: str) -> object:
+    """The YAML value of ``data``: its front matter when it is a model card, else the whole
+    text. Raises PageError for bytes that are not UTF-8 and text that is not YAML."""
     try:
         text = data.decode("utf-8-sig").replace("\r\n", "\n")
     except UnicodeDecodeError as error:
@@ -91,40 +106,52 @@ def parse(data: bytes, origin: str) -> Page:
             origin, f"byte {error.start}", "not UTF-8 text", "a model card is UTF-8 text"
         ) from None
     front = _front_matter(text)
-    document = load_yaml(text if front is None else front, origin)
+    return load_yaml(text if front is None else front, origin)
+
+
+def _models(document: object, origin: str) -> list[object]:
+    """The models ``document`` lists under its ``model-index`` key. Raises PageError when it
+    has no such key, or when that holds no list or an empty one."""
     if not isinstance(document, dict) or "model-index" not in document:
         raise PageError(origin, "", "no top-level 'model-index' key", HINT)
     models = document["model-index"]
     if not isinstance(models, list):
-        raise PageError(origin, "model-index", f"is {kind(models)}, not a list of models", HINT)
+        raise PageError(origin, "model-index", f"is {shown(models)}, not a list of models", HINT)
     if not models:
         raise PageError(origin, "model-index", "lists no models", HINT)
-    reader = Reader(origin)
-    entries = [reader.model(model, index) for index, model in enumerate(models)]
-    names = [name for name, _ in entries]
-    key = normalise(names[0])
-    if not key:
-        raise PageError(origin, "model-index[0].name", "has no letters or digits")
-    card = PaperRef(title=f"{names[0]} model card", kind="model card")
+    return models
+
+
+def _results(
+    reader: Reader, entries: list[tuple[str, dict[str, Any]]], key: str
+) -> list[ResultRecord]:
+    """The results of every model in ``entries`` (their names and entries), each on the card
+    the first model names, ``key`` the Page's. Raises PageError when no metric can be read."""
+    card = PaperRef(title=f"{entries[0][0]} model card", kind="model card")
     results = [
         result
         for index, (name, model) in enumerate(entries)
-        for result in reader.results(model, index, name, card, f"{FORMAT}/{key}")
+        for result in reader.results(model, index, name, card, key)
     ]
     if not results:
         first = reader.warnings[0]
         raise PageError(
-            origin,
+            reader.origin,
             "model-index",
             "no metric of the card could be read",
             f"{first.location}: {first.problem}",
         )
+    return results
+
+
+def _page(data: bytes, reader: Reader, key: str, title: str, results: list[ResultRecord]) -> Page:
+    """The Page of the block ``data``: its ``results`` and what ``reader`` kept of it."""
     metrics = reader.declarations()
     return Page(
         format=FORMAT,
-        origin=origin,
-        key=f"{FORMAT}/{key}",
-        title=names[0],
+        origin=reader.origin,
+        key=key,
+        title=title,
         url=None,
         data_updated=None,
         benchmark=metrics[0].benchmark,

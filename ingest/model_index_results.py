@@ -26,7 +26,7 @@ from ingest.records import (
     ResultRecord,
     Setting,
 )
-from ingest.structured import path
+from ingest.structured import path, shown
 
 ROOT = "model-index"
 _ARXIV = re.compile(
@@ -75,7 +75,7 @@ class Reader:
             raise self.error(where, f"has {found or 'no results list'}")
         results = entry["results"]
         if not isinstance(results, list):
-            raise self.error(path(where, "results"), f"is {kind(results)}, not a list")
+            raise self.error(path(where, "results"), f"is {shown(results)}, not a list")
         if not results:
             raise self.error(path(where, "results"), "lists no results", "nothing to load")
         return name, entry
@@ -94,8 +94,8 @@ class Reader:
             source = self.source(result, where, card)
             metrics = result.get("metrics")
             if not isinstance(metrics, list) or not metrics:
-                shown = "no metrics" if metrics is None else f"metrics that are {kind(metrics)}"
-                raise self.error(where, f"has {shown}", RESULT_HINT)
+                said = "no metrics" if metrics is None else f"metrics that are {shown(metrics)}"
+                raise self.error(where, f"has {said}", RESULT_HINT)
             for position, item in enumerate(metrics):
                 spot = path(where, "metrics", position)
                 self.rows += 1
@@ -172,7 +172,7 @@ class Reader:
             return None
         verified = metric.get("verified")
         if verified is not None and not isinstance(verified, bool):
-            self.warn(path(where, "verified"), f"is {kind(verified)}, not true or false")
+            self.warn(path(where, "verified"), f"is {shown(verified)}, not true or false")
             verified = None
         return label, settings, cell, verified
 
@@ -238,7 +238,7 @@ class Reader:
 
     def mapping(self, value: object, where: str) -> dict[str, Any]:
         if not isinstance(value, dict):
-            raise self.error(where, f"is {kind(value)}, not a mapping")
+            raise self.error(where, f"is {shown(value)}, not a mapping")
         return value
 
     def text(self, entry: dict[str, Any], where: str, key: str) -> str | None:
@@ -248,7 +248,7 @@ class Reader:
         if isinstance(value, datetime.date):
             value = value.isoformat()
         if value is not None and not isinstance(value, str):
-            raise self.error(path(where, key), f"is {kind(value)}, not text")
+            raise self.error(path(where, key), f"is {shown(value)}, not text")
         if value is None or not value.strip():
             return None
         return str(value).strip()
@@ -280,18 +280,3 @@ def _scalar(value: object) -> str:
     if isinstance(value, datetime.date):
         return value.isoformat()
     return str(value)
-
-
-def kind(value: object) -> str:
-    """What a YAML value is, for a message: ``a list``, ``a mapping``, ``null``..."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list):
-        return "a list" if value else "an empty list"
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, str):
-        return f"the text {value if len(value) <= 60 else value[:57] + '...'!r}"
-    return f"a {type(value).__name__}"

@@ -50,7 +50,7 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 from ingest.records import MethodRecord, Page, PageError, PageWarning, PaperRef, SourceFormat
-from ingest.structured import load_json, path
+from ingest.structured import load_json, path, shown
 
 FORMAT: SourceFormat = "pwc-api"
 PAPER_PAGE = "https://paperswithcode.com/paper/{}"
@@ -169,18 +169,36 @@ def parse(data: bytes, origin: str) -> Page:
 
 def _list_page(envelope: Mapping[str, Any], origin: str, sha256: str) -> Page:
     """The Page of a list response. Raises PageError (see :func:`parse`)."""
+    items = _listed(envelope, origin)
+    count = _counted(envelope, items, origin)
+    kind = _items_kind(items, origin)
+    papers, methods, warnings = _readable(items, kind, origin)
+    first_slug = next(slug for slug in map(_slug, items) if slug is not None)
+    key = f"pwc-api/{kind}/{_segment(first_slug)}"
+    title = _list_title(kind, len(items), count)
+    return _page(origin, key, title, sha256, tuple(warnings), papers, methods)
+
+
+def _listed(envelope: Mapping[str, Any], origin: str) -> list[Any]:
+    """The items of a list response. Raises PageError when its results is not a list."""
     items = envelope["results"]
     if not isinstance(items, list):
         raise PageError(
             origin,
             "results",
-            f"the list's results is {_shown(items)}, not a list",
+            f"the list's results is {shown(items)}, not a list",
             "a Papers with Code list response holds its items in a 'results' list",
         )
+    return items
+
+
+def _counted(envelope: Mapping[str, Any], items: list[Any], origin: str) -> int:
+    """The number of items the list declares in all, its pages together. Raises PageError for
+    a link to another page that is no URL, or a count that the ``items`` contradict."""
     count = _count(envelope, origin)
     for link in ("next", "previous"):
         if envelope[link] is not None and not isinstance(envelope[link], str):
-            raise PageError(origin, link, f"{link} is {_shown(envelope[link])}, not a URL or null")
+            raise PageError(origin, link, f"{link} is {shown(envelope[link])}, not a URL or null")
     if len(items) > count or (
         envelope["next"] is None and envelope["previous"] is None and len(items) != count
     ):
@@ -191,6 +209,12 @@ def _list_page(envelope: Mapping[str, Any], origin: str, sha256: str) -> Page:
             + ("" if len(items) > count else " and has no other page"),
             _TRUNCATED_OR_EDITED,
         )
+    return count
+
+
+def _items_kind(items: list[Any], origin: str) -> str:
+    """What the list's ``items`` are: ``"papers"`` or ``"methods"``. Raises PageError for an
+    empty list, items of no known kind, and results or tasks (they name no benchmark)."""
     if not items:
         raise PageError(
             origin,
@@ -209,30 +233,41 @@ def _list_page(envelope: Mapping[str, Any], origin: str, sha256: str) -> Page:
     if kind == "results":
         raise _results_refused(items, origin)
     if kind == "tasks":
-        names = ", ".join(repr(item.get("name")) for item in items if isinstance(item, dict))
-        raise PageError(
-            origin,
-            "results",
-            f"a list of tasks ({names}) names tasks alone, and a task is recorded only as part "
-            "of a benchmark (a task and a dataset)",
-            f"nothing here can be loaded; for a paper's results with their benchmarks, {_TABLES}",
-        )
+        raise _tasks_refused(items, origin)
+    return kind
+
+
+def _tasks_refused(items: list[Any], origin: str) -> PageError:
+    names = ", ".join(repr(item.get("name")) for item in items if isinstance(item, dict))
+    return PageError(
+        origin,
+        "results",
+        f"a list of tasks ({names}) names tasks alone, and a task is recorded only as part "
+        "of a benchmark (a task and a dataset)",
+        f"nothing here can be loaded; for a paper's results with their benchmarks, {_TABLES}",
+    )
+
+
+def _readable(
+    items: list[Any], kind: str, origin: str
+) -> tuple[list[PaperRef], list[MethodRecord], list[PageWarning]]:
+    """The papers or methods of the ``items`` that can be read, and the warnings. Raises
+    PageError when none can be read."""
     papers, methods, warnings = _read_items(items, kind, origin)
-    records: list[PaperRef] | list[MethodRecord] = papers or methods
-    if not records:
+    if not papers and not methods:
         first = warnings[0]
         raise PageError(
             origin,
             first.location,
             f"none of the {len(items)} items can be read; the first: {first.problem}",
         )
-    first_slug = next(slug for slug in map(_slug, items) if slug is not None)
-    noun = kind if len(items) != 1 else _SINGULAR[kind]
-    title = f"Papers with Code API: {len(items)} {noun}" + (
-        f" (of {count})" if count != len(items) else ""
-    )
-    key = f"pwc-api/{kind}/{_segment(first_slug)}"
-    return _page(origin, key, title, sha256, tuple(warnings), papers, methods)
+    return papers, methods, warnings
+
+
+def _list_title(kind: str, listed: int, count: int) -> str:
+    """The title of a page listing ``listed`` items of ``kind`` out of ``count`` in all."""
+    noun = kind if listed != 1 else _SINGULAR[kind]
+    return f"Papers with Code API: {listed} {noun}" + (f" (of {count})" if count != listed else "")
 
 
 def _results_refused(items: list[Any], origin: str) -> PageError:
@@ -274,7 +309,7 @@ def _rows(
         where = ("results", index)
         try:
             if not isinstance(item, dict):
-                raise _Unreadable(path(*where), f"the item is {_shown(item)}, not an object")
+                raise _Unreadable(path(*where), f"the item is {shown(item)}, not an object")
             if _kind(item) != kind:
                 keys = ", ".join(sorted(_KINDS[kind]))
                 raise _Unreadable(path(*where), f"not one of the list's {kind} (no {keys})")
@@ -352,7 +387,7 @@ def _text(
     Raises _Unreadable for a value that is not text, or a required one that is absent."""
     value = item.get(key)
     if value is not None and not isinstance(value, str):
-        raise _Unreadable(path(*where, key), f"{key} is {_shown(value)}, not text")
+        raise _Unreadable(path(*where, key), f"{key} is {shown(value)}, not text")
     if value is None or not value.strip():
         if required:
             raise _Unreadable(
@@ -365,7 +400,7 @@ def _text(
 def _count(envelope: Mapping[str, Any], origin: str) -> int:
     count = envelope["count"]
     if not isinstance(count, Decimal) or count != count.to_integral_value() or count < 0:
-        raise PageError(origin, "count", f"count is {_shown(count)}, not a number of items")
+        raise PageError(origin, "count", f"count is {shown(count)}, not a number of items")
     return int(count)
 
 
@@ -388,15 +423,3 @@ def _is_date(text: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _shown(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, Decimal):
-        return f"the number {value}"
-    if isinstance(value, str):
-        return f"the text {value!r}"
-    return {"dict": "an object", "list": "a list"}.get(type(value).__name__, type(value).__name__)

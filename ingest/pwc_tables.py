@@ -32,9 +32,9 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from benchgraph.names import normalise
-from ingest.pwc_tables_rows import Reader, Table, kind
+from ingest.pwc_tables_rows import Reader, Table
 from ingest.records import Page, PageError, SourceFormat
-from ingest.structured import load_json, path
+from ingest.structured import load_json, path, shown
 
 FORMAT: SourceFormat = "pwc-tables"
 # Whose format it is, and who publishes its files (the file names no one): the name that lets
@@ -68,6 +68,20 @@ def parse(data: bytes, origin: str) -> Page:
     a hint for a trailing comma), and for a structure that is not this format's (with the JSON
     path of the place). Rows and cells that cannot be read are skipped with a PageWarning.
     """
+    tables: list[Table] = []
+    parents: list[tuple[str, str]] = []
+    names = [
+        _walk_task(origin, task, (index,), None, tables, parents)
+        for index, task in enumerate(_tasks(_document(data, origin), origin))
+    ]
+    key = f"{FORMAT}/{_joined(names)}/{_joined(table.dataset for table in tables)}"
+    reader = _read(Reader(origin, key, _title(names)), tables)
+    return _page(data, reader, parents)
+
+
+def _document(data: bytes, origin: str) -> Any:
+    """The JSON value of ``data``. Raises PageError for bytes that are not UTF-8, JSON that
+    does not parse (with a hint for a trailing comma) or nests too deeply to read."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -75,44 +89,50 @@ def parse(data: bytes, origin: str) -> Page:
             origin, f"byte {error.start}", "not UTF-8 text", "evaluation tables are UTF-8 JSON"
         ) from None
     try:
-        document = load_json(text, origin)
+        return load_json(text, origin)
     except PageError as error:
         raise PageError(origin, error.location, error.problem, _comma_hint(text)) from None
     except RecursionError:
         raise PageError(
             origin, "", "the JSON is nested too deeply to read", "tasks nest a few levels deep"
         ) from None
+
+
+def _tasks(document: Any, origin: str) -> list[Any]:
+    """The file's tasks: ``document`` when it is a list. Raises PageError when it is not."""
     if not isinstance(document, list):
         raise PageError(
             origin,
             "top level",
-            f"the file holds {kind(document)}, not a list of tasks",
+            f"the file holds {shown(document)}, not a list of tasks",
             "an evaluation-tables file is a JSON list of tasks: [{...}, ...]",
         )
-    tables: list[Table] = []
-    parents: list[tuple[str, str]] = []
-    names = [
-        _walk_task(origin, task, (index,), None, tables, parents)
-        for index, task in enumerate(document)
-    ]
-    key = f"{FORMAT}/{_joined(names)}/{_joined(table.dataset for table in tables)}"
-    title = _title(names)
-    reader = Reader(origin, key, title)
+    return document
+
+
+def _read(reader: Reader, tables: list[Table]) -> Reader:
+    """``reader`` once it has read every table in ``tables``. Raises PageError when none of
+    them declares a metric."""
     for table in tables:
         reader.read(table)
     if not reader.decls:
         raise PageError(
-            origin,
+            reader.origin,
             "",
             "the file holds no evaluation table (no dataset has a sota table with metrics)",
             _SOTA_HINT,
         )
+    return reader
+
+
+def _page(data: bytes, reader: Reader, parents: list[tuple[str, str]]) -> Page:
+    """The Page of the file ``data``, from what ``reader`` read and the tasks' ``parents``."""
     decls = [decl.record() for decl in reader.decls.values()]
     return Page(
         format=FORMAT,
-        origin=origin,
-        key=key,
-        title=title,
+        origin=reader.origin,
+        key=reader.key,
+        title=reader.title,
         url=None,
         data_updated=None,
         publisher=PUBLISHER,
@@ -139,7 +159,7 @@ def _walk_task(
     """Gather the tables of ``task`` (at ``steps``) and of its subtasks; return its name.
     Raises PageError for a task that is not an object or has no name."""
     if not isinstance(task, dict):
-        raise PageError(origin, path(*steps), f"a task is {kind(task)}, not an object", _TASK_HINT)
+        raise PageError(origin, path(*steps), f"a task is {shown(task)}, not an object", _TASK_HINT)
     name = _name(origin, task, "task", steps, _TASK_HINT)
     if parent is not None and parent != name:
         parents.append((name, parent))
@@ -164,7 +184,7 @@ def _walk_dataset(
     where = path(*steps)
     if not isinstance(dataset, dict):
         raise PageError(
-            origin, where, f"a dataset is {kind(dataset)}, not an object", _DATASET_HINT
+            origin, where, f"a dataset is {shown(dataset)}, not an object", _DATASET_HINT
         )
     own = "dataset" if "dataset" in dataset or top is None else "subdataset"
     name = _name(origin, dataset, own, steps, _DATASET_HINT)
@@ -172,7 +192,7 @@ def _walk_dataset(
         subsets = (*subsets, name)
     sota = dataset.get("sota")
     if sota is not None and not isinstance(sota, dict):
-        raise PageError(origin, f"{where}.sota", f"{kind(sota)}, not an object", _DATASET_HINT)
+        raise PageError(origin, f"{where}.sota", f"{shown(sota)}, not an object", _DATASET_HINT)
     if sota:
         metrics = _metric_names(origin, sota, (*steps, "sota"))
         rows = tuple(row for _, row in _items(origin, sota, "rows", (*steps, "sota"), _SOTA_HINT))
@@ -193,7 +213,7 @@ def _name(
     elif isinstance(value, str):
         problem = f'an empty "{key}" name'
     else:
-        problem = f'the "{key}" name is {kind(value)}, not text'
+        problem = f'the "{key}" name is {shown(value)}, not text'
     raise PageError(origin, path(*steps), problem, hint)
 
 
@@ -206,7 +226,7 @@ def _items(
     if value is None:
         return iter(())
     if not isinstance(value, list):
-        raise PageError(origin, path(*steps, key), f"{kind(value)}, not a list", hint)
+        raise PageError(origin, path(*steps, key), f"{shown(value)}, not a list", hint)
     return enumerate(value)
 
 
@@ -219,7 +239,7 @@ def _metric_names(
             raise PageError(
                 origin,
                 path(*steps, "metrics", index),
-                f"a metric name is {kind(name)}, not a name",
+                f"a metric name is {shown(name)}, not a name",
                 _SOTA_HINT,
             )
         names.append(name)

@@ -21,7 +21,7 @@ from ingest.records import (
     ResultRecord,
     Setting,
 )
-from ingest.structured import path
+from ingest.structured import path, shown
 
 _ARXIV = re.compile(
     r"arxiv\.org/(?:abs|pdf)/((?:[a-z-]+(?:\.[A-Z]{2})?/\d{7})|\d{4}\.\d{4,5})(?:v\d+)?",
@@ -108,11 +108,11 @@ class Reader:
         """The row at ``index`` of ``table`` read, or None (with a warning) when it cannot be."""
         where = path(*table.steps, "rows", index)
         if not isinstance(row, dict):
-            self._skip(where, f"the row is {kind(row)}, not an object")
+            self._skip(where, f"the row is {shown(row)}, not an object")
             return None
         metrics = row.get("metrics")
         if not isinstance(metrics, dict):
-            self._skip(where, f'the row\'s "metrics" is {kind(metrics)}, not an object')
+            self._skip(where, f'the row\'s "metrics" is {shown(metrics)}, not an object')
             return None
         paper, date = self._paper(row, where)
         method = self._text(row, "model_name", where)
@@ -164,7 +164,7 @@ class Reader:
     def _links(self, row: dict[str, Any], where: str) -> tuple[str, ...]:
         links = row.get("code_links") or []
         if not isinstance(links, list):
-            self._warn(f"{where}.code_links", f"{kind(links)}, not a list: not kept")
+            self._warn(f"{where}.code_links", f"{shown(links)}, not a list: not kept")
             return ()
         found = []
         for index, link in enumerate(links):
@@ -182,7 +182,7 @@ class Reader:
         if extra is None:
             return Configuration()
         if not isinstance(extra, bool):
-            self._warn(f"{where}.uses_additional_data", f"{kind(extra)}, not true or false")
+            self._warn(f"{where}.uses_additional_data", f"{shown(extra)}, not true or false")
             return Configuration()
         return Configuration(settings=(Setting("uses additional data", json.dumps(extra)),))
 
@@ -191,7 +191,7 @@ class Reader:
         if value is None or (isinstance(value, str) and not value.strip()):
             return None
         if not isinstance(value, str):
-            self._warn(f"{where}.{key}", f"{kind(value)}, not text: not kept")
+            self._warn(f"{where}.{key}", f"{shown(value)}, not text: not kept")
             return None
         return value.strip()
 
@@ -235,18 +235,3 @@ class _Row:
                 code_links=self.code_links,
                 location=location,
             )
-
-
-def kind(value: Any) -> str:
-    """What a JSON value is, for messages: ``a string``, ``an object``, ``null``."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, str):
-        return "a string"
-    return "a number"

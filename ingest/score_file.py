@@ -60,7 +60,7 @@ from ingest.records import (
     ResultRecord,
     SourceFormat,
 )
-from ingest.structured import Number, load_yaml, path
+from ingest.structured import load_yaml, path, shown
 
 FORMAT: SourceFormat = "score-file"
 KEY = "score-file/benchmark-radar"
@@ -136,7 +136,7 @@ def parse(data: bytes, origin: str) -> Page:
         raise PageError(origin, f"byte {error.start}", "not UTF-8 text", _HINT) from None
     document = load_yaml(text, origin)
     if not isinstance(document, Mapping):
-        raise PageError(origin, "", f"the document is {_kind(document)}, not a mapping", _HINT)
+        raise PageError(origin, "", f"the document is {shown(document)}, not a mapping", _HINT)
     if "snapshots" in document and "results" not in document:
         raise PageError(
             origin,
@@ -148,7 +148,7 @@ def parse(data: bytes, origin: str) -> Page:
     declared = _declarations(document, origin)
     rows = document.get("results")
     if not isinstance(rows, list):
-        raise PageError(origin, "results", f"'results' is {_kind(rows)}, not a list", _HINT)
+        raise PageError(origin, "results", f"'results' is {shown(rows)}, not a list", _HINT)
     found, warnings = _rows(rows, declared, origin)
     if not found:
         problem = f"none of the {len(rows)} results can be read"
@@ -195,14 +195,14 @@ def _declarations(document: Mapping[str, Any], origin: str) -> dict[str, _Declar
     entries = document.get("benchmarks")
     if not isinstance(entries, list):
         raise PageError(
-            origin, "benchmarks", f"'benchmarks' is {_kind(entries)}, not a list", _HINT
+            origin, "benchmarks", f"'benchmarks' is {shown(entries)}, not a list", _HINT
         )
     declared: dict[str, _Declared] = {}
     first_at: dict[str, str] = {}
     for index, entry in enumerate(entries):
         at = path("benchmarks", index)
         if not isinstance(entry, Mapping):
-            raise PageError(origin, at, f"the entry is {_kind(entry)}, not a mapping")
+            raise PageError(origin, at, f"the entry is {shown(entry)}, not a mapping")
         name = _text(entry.get("benchmark_id"))
         if name is None:
             raise PageError(origin, f"{at}.benchmark_id", "no benchmark_id")
@@ -229,7 +229,7 @@ def _unit(origin: str, at: str, entry: Mapping[str, Any], metric: str) -> str | 
         return "%" if "%" in metric else None
     unit = _text(entry.get("unit"))
     if unit is None:
-        raise PageError(origin, f"{at}.unit", f"the unit is {_kind(entry.get('unit'))}")
+        raise PageError(origin, f"{at}.unit", f"the unit is {shown(entry.get('unit'))}")
     if "%" in metric and units.canonical(unit) != units.PERCENT:
         raise PageError(origin, f"{at}.unit", f"unit {unit!r} for a metric named {metric!r}")
     return unit
@@ -279,7 +279,7 @@ def _rows(
 def _row(index: int, row: object, declared: Mapping[str, _Declared], instrument: bool) -> _Row:
     """One result read; raises _Skip naming the field that cannot be read."""
     if not isinstance(row, Mapping):
-        raise _Skip(None, f"the entry is {_kind(row)}, not a mapping")
+        raise _Skip(None, f"the entry is {shown(row)}, not a mapping")
     benchmark_id = _required(row, "benchmark_id")
     if benchmark_id not in declared:
         raise _Skip("benchmark_id", f"benchmark {benchmark_id!r} is not declared in 'benchmarks'")
@@ -294,7 +294,7 @@ def _row(index: int, row: object, declared: Mapping[str, _Declared], instrument:
         raise _Skip("value", f"{cell.text!r} is a percentage, the metric's unit is {decl.unit!r}")
     protocol = row.get("protocol")
     if protocol is not None and _text(protocol) is None:
-        raise _Skip("protocol", f"the protocol is {_kind(protocol)}")
+        raise _Skip("protocol", f"the protocol is {shown(protocol)}")
     source = _required(row, "source_id")
     split = directions.split_in(decl.metric)
     return _Row(
@@ -373,8 +373,8 @@ def _record(
 def _required(row: Mapping[str, Any], field: str) -> str:
     value = _text(row.get(field))
     if value is None:
-        shown = "missing" if row.get(field) is None else _kind(row.get(field))
-        raise _Skip(field, f"no {field} ({shown})")
+        said = "missing" if row.get(field) is None else shown(row.get(field))
+        raise _Skip(field, f"no {field} ({said})")
     return value
 
 
@@ -400,22 +400,6 @@ def _title(text: str) -> str:
     """The file's title: its first line when that is a ``# `` comment, else TITLE."""
     found = _TITLE.match(text)
     return found[1] if found else TITLE
-
-
-def _kind(value: object) -> str:
-    if value is None:
-        return "missing"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, str):
-        return "a number" if isinstance(value, Number) else "a text"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, Mapping):
-        return "a mapping"
-    if isinstance(value, datetime.date):
-        return "a date"
-    return f"a {type(value).__name__}"
 
 
 def _order(warning: PageWarning) -> tuple[int, str]:

@@ -3,12 +3,15 @@
 Result files are JSON (Papers with Code) or YAML (model cards, score files). Both readers keep
 every number as the text the file wrote (``90.640`` stays ``"90.640"``, not the float 90.64),
 and a file that does not parse raises PageError naming the line and column. :func:`path` writes
-the place of a value inside a document the way the messages name it (``[3].datasets[0].sota``).
+the place of a value inside a document the way the messages name it (``[3].datasets[0].sota``),
+and :func:`shown` says what a value is when it is not what the file should hold there.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -68,3 +71,25 @@ def path(*steps: str | int) -> str:
     for step in steps:
         text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else step)
     return text
+
+
+def shown(value: object) -> str:
+    """What ``value``, read from a JSON or YAML document, is, for a message that says it is
+    not what belongs there: ``null``, ``true``, ``the number 12.5``, ``the text 'n/a'`` (cut
+    past 60 characters), ``the date 2021-03-01``, ``a list``, ``an empty list``, ``a mapping``
+    (a JSON object or a YAML mapping), else ``a`` and its type's name."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Number | Decimal | int | float):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"the text {value if len(value) <= 60 else value[:57] + '...'!r}"
+    if isinstance(value, datetime.date):
+        return f"the date {value.isoformat()}"
+    if isinstance(value, list):
+        return "a list" if value else "an empty list"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    return f"a {type(value).__name__}"

@@ -276,7 +276,7 @@ def test_an_envelope_whose_results_is_not_a_list_is_refused_with_its_path() -> N
     assert pwc_api.sniff(json.dumps(document))  # claimed, so that the refusal says where
     error = refused(document)
     assert error.location == "results"
-    assert error.problem == "the list's results is an object, not a list"
+    assert error.problem == "the list's results is a mapping, not a list"
 
 
 def test_a_one_page_list_whose_count_disagrees_with_its_items_is_refused() -> None:

@@ -310,18 +310,18 @@ def test_other_syntax_error_has_no_comma_hint() -> None:
         (
             {"task": "T", "datasets": []},
             "top level",
-            "the file holds an object, not a list of tasks",
+            "the file holds a mapping, not a list of tasks",
         ),
         ([{"datasets": []}], "[0]", 'no "task" name'),
         ([task(), {"task": "", "datasets": []}], "[1]", 'an empty "task" name'),
         (
             [task(subtasks=[{"task": 3}])],
             "[0].subtasks[0]",
-            'the "task" name is a number, not text',
+            'the "task" name is the number 3, not text',
         ),
-        ([task(datasets={"dataset": "D"})], "[0].datasets", "an object, not a list"),
-        ([task(subtasks="none")], "[0].subtasks", "a string, not a list"),
-        ([task(datasets=["D"])], "[0].datasets[0]", "a dataset is a string, not an object"),
+        ([task(datasets={"dataset": "D"})], "[0].datasets", "a mapping, not a list"),
+        ([task(subtasks="none")], "[0].subtasks", "the text 'none', not a list"),
+        ([task(datasets=["D"])], "[0].datasets[0]", "a dataset is the text 'D', not an object"),
         ([task(datasets=[{"sota": {}}])], "[0].datasets[0]", 'no "dataset" name'),
         (
             [task(datasets=[{"dataset": "D", "subdatasets": [{"sota": {}}]}])],
@@ -331,12 +331,12 @@ def test_other_syntax_error_has_no_comma_hint() -> None:
         (
             [task(datasets=[{"dataset": "D", "sota": []}])],
             "[0].datasets[0].sota",
-            "a list, not an object",
+            "an empty list, not an object",
         ),
         (
             [task(datasets=[{"dataset": "D", "sota": {"metrics": "EM"}}])],
             "[0].datasets[0].sota.metrics",
-            "a string, not a list",
+            "the text 'EM', not a list",
         ),
         (
             [task(datasets=[{"dataset": "D", "sota": {"metrics": ["EM", None]}}])],
@@ -346,7 +346,7 @@ def test_other_syntax_error_has_no_comma_hint() -> None:
         (
             [task(datasets=[{"dataset": "D", "sota": {"metrics": ["EM"], "rows": {}}}])],
             "[0].datasets[0].sota.rows",
-            "an object, not a list",
+            "a mapping, not a list",
         ),
         (
             [task(datasets=[{"dataset": "D", "sota": {}}])],
@@ -388,7 +388,10 @@ def test_unreadable_rows_are_skipped_and_reported_in_file_order() -> None:
     document = [task(datasets=[{"dataset": "D", "sota": {"metrics": ["F1", "EM"], "rows": rows}}])]
     page = pwc_tables.parse(json.dumps(document).encode(), "t.json")
     assert [(w.location, w.problem) for w in page.warnings] == [
-        ("[0].datasets[0].sota.rows[0]", "the row is a string, not an object; the row is skipped"),
+        (
+            "[0].datasets[0].sota.rows[0]",
+            "the row is the text 'not a row', not an object; the row is skipped",
+        ),
         (
             "[0].datasets[0].sota.rows[1]",
             'the row\'s "metrics" is a list, not an object; the row is skipped',
@@ -403,7 +406,10 @@ def test_unreadable_rows_are_skipped_and_reported_in_file_order() -> None:
         ),
         ("[0].datasets[0].sota.rows[3].code_links[0]", "a code link with no URL: not kept"),
         ("[0].datasets[0].sota.rows[4].paper_date", "'2020' is not a YYYY-MM-DD date: not kept"),
-        ("[0].datasets[0].sota.rows[4].uses_additional_data", "a string, not true or false"),
+        (
+            "[0].datasets[0].sota.rows[4].uses_additional_data",
+            "the text 'yes', not true or false",
+        ),
     ]
     assert [(r.method, r.metric, r.value) for r in page.results] == [
         ("B", "F1", "2.5"),

@@ -331,11 +331,11 @@ def test_a_source_dated_twice_gets_no_date() -> None:
          "bad-scores.yml: schema_version: schema_version 2: this reader knows version 1 (the "
          "fields of another version may mean something else)"),
         ("results:\n", "results: 3\nformer_results:\n",
-         "bad-scores.yml: results: 'results' is a number, not a list (a benchmark-radar score "
-         "file has 'benchmarks:' and 'results:' lists)"),
+         "bad-scores.yml: results: 'results' is the number 3, not a list (a benchmark-radar "
+         "score file has 'benchmarks:' and 'results:' lists)"),
         ("  - benchmark_id: toy_qa\n    metric", "  - toy_qa\n  - benchmark_id: toy_x\n    metric",
-         "bad-scores.yml: benchmarks[0]: the entry is a text, not a mapping"),
-        ("unit: nats", "unit: ''", "bad-scores.yml: benchmarks[1].unit: the unit is a text"),
+         "bad-scores.yml: benchmarks[0]: the entry is the text 'toy_qa', not a mapping"),
+        ("unit: nats", "unit: ''", "bad-scores.yml: benchmarks[1].unit: the unit is the text ''"),
         ("benchmarks:\n", "benchmarks: {}\nformer:\n",
          "bad-scores.yml: benchmarks: 'benchmarks' is a mapping, not a list (a benchmark-radar "
          "score file has 'benchmarks:' and 'results:' lists)"),

@@ -7,7 +7,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +22,12 @@ from ingest.loader import ingest_file
 
 PAGES = SEEDS if SEEDS.is_dir() else EXAMPLES
 PAPER = "68fa791f1e209131cea7c381" if SEEDS.is_dir() else None
+REFRESH_WAIT_SECONDS = 30.0  # far past the proxy's once-a-second look at the generation
+
+Body = dict[str, Any] | bytes
 
 
-def get(url: str, **headers: str) -> tuple[int, dict[str, Any] | bytes]:
+def get(url: str, **headers: str) -> tuple[int, Body]:
     request = urllib.request.Request(url, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=60) as response:
@@ -34,6 +37,23 @@ def get(url: str, **headers: str) -> tuple[int, dict[str, Any] | bytes]:
     except urllib.error.HTTPError as error:
         body, status, kind = error.read(), error.code, error.headers.get_content_type()
     return status, (json.loads(body) if kind.endswith("json") else body)
+
+
+def asked_until(url: str, stale: Callable[[int, Body], bool], awaited: str) -> tuple[int, Body]:
+    """Ask ``url`` for JSON again and again while its answer is ``stale`` (the proxy has not
+    yet read the store's generation again); return the first answer that is not. Fails the
+    test, saying what was ``awaited``, when the answer stays stale for REFRESH_WAIT_SECONDS."""
+    deadline = time.monotonic() + REFRESH_WAIT_SECONDS
+    while True:
+        status, body = get(url, Accept="application/json")
+        if not stale(status, body):
+            return status, body
+        if time.monotonic() > deadline:
+            pytest.fail(
+                f"{awaited}: after {REFRESH_WAIT_SECONDS:g} s {url} still answers "
+                f"{status} {body!r:.300}"
+            )
+        time.sleep(0.05)  # how often to look, not how long to wait
 
 
 @pytest.fixture
@@ -113,11 +133,15 @@ def test_an_ingest_while_serving_is_seen_by_the_proxy(remote: Any, tmp_path: Pat
         status, body = get(f"{live.url}queries/papers", Accept="application/json")
         assert status == 200 and isinstance(body, dict)
         assert body["results"]["bindings"] == []
+        empty = body
         store = RemoteStore.from_settings(remote.url)
         assert ingest_file(store, EXAMPLES / "sota2-prompt-recovery-on-laion.md").status == "loaded"
-        time.sleep(1.2)  # the generation is read again at most once a second
-        status, body = get(f"{live.url}queries/papers", Accept="application/json")
-        assert status == 200 and isinstance(body, dict)
+        status, body = asked_until(
+            f"{live.url}queries/papers",
+            lambda status, body: status == 200 and body == empty,
+            "the proxy never saw the ingested paper",
+        )
+        assert status == 200 and isinstance(body, dict), body
         assert body["results"]["bindings"]
     finally:
         assert live.stop() == 0
@@ -140,8 +164,11 @@ def test_a_slow_remote_query_is_504_and_a_dead_server_502(tmp_path: Path) -> Non
         fast = f"{live.url}queries/papers"
         assert get(fast, Accept="application/json")[0] == 200
         server.kill()
-        time.sleep(1.2)
-        status, body = get(f"{live.url}queries/benchmarks", Accept="application/json")
+        status, body = asked_until(  # answered from the cache until the generation is read
+            f"{live.url}queries/benchmarks",
+            lambda status, body: status == 200,
+            "the proxy never found the server gone",
+        )
         assert status == 502, body
         assert isinstance(body, dict) and body["ok"] is False
         assert server.url in body["error"] and "Traceback" not in body["error"]
