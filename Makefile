@@ -10,7 +10,7 @@ PAPER := 68fa791f1e209131cea7c381
 # Test processes side by side (pytest-xdist; 0 runs the tests in this process).
 WORKERS ?= 2
 
-.PHONY: run test lint install bench browser
+.PHONY: run test lint install bench browser virtuoso
 
 install: $(VENV)/.installed
 
@@ -48,9 +48,20 @@ browser:
 	else echo "no /usr/bin/chromium and /usr/bin/chromedriver (apt-get install chromium" \
 	  "chromium-driver): the browser tests will be skipped" >&2; fi
 
+# The remote-store tests run against Virtuoso too (Debian's virtuoso-opensource): installed here,
+# its packaged service kept off, when it is missing and this is a Debian machine run as root;
+# otherwise those tests are skipped, and this says so. The tests start their own server.
+virtuoso: install
+	@if command -v virtuoso-t >/dev/null && command -v isql-vt >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing virtuoso-opensource for the remote-store tests"; \
+	  $(BIN)/python -m bench.virtuoso install >/dev/null; \
+	else echo "no virtuoso-t (apt-get install virtuoso-opensource): the Virtuoso tests will" \
+	  "be skipped" >&2; fi
+
 # pytest exits 5 when it collected no test: that is a failure here, not a pass. Each test file
 # runs whole in one process (--dist loadfile), so a file's fixtures are built once.
-test: lint browser
+test: lint browser virtuoso
 	$(BIN)/python -m pytest $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadfile); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "no tests were collected" >&2; exit 1; fi; exit $$rc
 

@@ -119,6 +119,14 @@ class Client:
         except ValueError as error:  # urllib's word for a challenge it cannot answer
             raise StoreError(f"cannot send {what} to {url}: {error}") from None
         assert isinstance(response, http.client.HTTPResponse)
+        cap = response.headers.get(CUT_HEADER)
+        if cap is not None:
+            response.close()
+            raise StoreError(
+                f"{url} cut its answer while {what} at {cap} rows (its {CUT_HEADER} header; "
+                "Virtuoso's ResultSetMaxRows): a cut answer is never taken as whole, so raise "
+                "that limit above the largest answer benchgraph reads (every quad, for a copy)"
+            )
         return response
 
     def attempts(self, what: str, endpoint: str, attempt: Callable[[], T]) -> T:
@@ -184,6 +192,11 @@ class Client:
         if status == 401:
             return f"{said} for user {who.user!r}: check the user and password (from {who.source})"
         return f"{said} for user {who.user!r}: the account may not do this"
+
+
+# The header with which a server says it cut an answer at its row limit (Virtuoso answers HTTP
+# 200 with the first rows only).
+CUT_HEADER = "X-SPARQL-MaxRows"
 
 
 def _query_form(

@@ -50,7 +50,7 @@ from typing import IO
 
 import pyoxigraph as ox
 
-from benchgraph import credentials, export, graphs, queries, settings
+from benchgraph import credentials, export, graphs, lexical, queries, settings
 from benchgraph.credentials import Credentials
 from benchgraph.protocol import Client, StoreTimeout
 from benchgraph.sparqltext import keywords, query_form, substitute
@@ -143,6 +143,8 @@ class RemoteStore(Store):
         self._staging_cleaned = False
         self._view: str | None = None  # where the view lives, once known (see the module)
         self._view_known = False
+        self._empty_pattern: bool | None = None  # whether `GRAPH ?g { }` lists graphs (see
+        # _graph_query), once known
         if check:
             self._check_layout(read_only, notify)
 
@@ -219,8 +221,10 @@ class RemoteStore(Store):
         try:
             if graph_answer:
                 fmt = ox.RdfFormat.from_media_type(media) or ox.RdfFormat.N_TRIPLES
+                if fmt == ox.RdfFormat.N_TRIPLES:
+                    body = lexical.ntriples(body)
                 return SentTriples(body, fmt)
-            return ox.parse_query_results(body, ox.QueryResultsFormat.JSON)
+            return ox.parse_query_results(lexical.json_answer(body), ox.QueryResultsFormat.JSON)
         except (SyntaxError, ValueError) as error:
             raise StoreError(
                 f"{self.endpoints.query} sent an answer that cannot be read ({media}): {error}"
@@ -255,12 +259,19 @@ class RemoteStore(Store):
         return (quad.triple for quad in ox.parse(body, ox.RdfFormat.N_TRIPLES))
 
     def named_graphs(self) -> list[str]:
-        answer = self.query(queries.internal("named-graphs"), default_graph=())
+        answer = self.query(
+            queries.internal(self._graph_query("named-graphs")),
+            {"ours": ox.Literal(graphs.ID)},
+            default_graph=(),
+        )
         assert isinstance(answer, ox.QuerySolutions)
         names = (row["graph"] for row in answer)
-        return sorted(
-            n.value for n in names if isinstance(n, ox.NamedNode) and not graphs.is_hidden(n.value)
-        )
+        return sorted(n.value for n in names if isinstance(n, ox.NamedNode) and self.lists(n.value))
+
+    def lists(self, graph: str) -> bool:
+        """Only benchgraph's graphs (named under :data:`benchgraph.graphs.ID`): a server holds
+        others too (Virtuoso's own, other datasets), which are not listed, exported or copied."""
+        return graph.startswith(graphs.ID) and super().lists(graph)
 
     def quads(self, history: bool = True) -> Iterator[ox.Quad]:
         named = self._named_quads()
@@ -280,11 +291,13 @@ class RemoteStore(Store):
     def _streamed_quads(self, response: IO[bytes]) -> Iterator[ox.Quad]:
         try:
             with response:
-                rows = ox.parse_query_results(response, ox.QueryResultsFormat.JSON)
+                rows = ox.parse_query_results(
+                    lexical.json_stream(response), ox.QueryResultsFormat.JSON
+                )
                 assert isinstance(rows, ox.QuerySolutions)
                 for row in rows:
                     s, p, o, g = row["s"], row["p"], row["o"], row["graph"]
-                    if isinstance(g, ox.NamedNode) and not graphs.is_hidden(g.value):
+                    if isinstance(g, ox.NamedNode) and self.lists(g.value):
                         yield ox.Quad(s, p, o, g)
         except (OSError, SyntaxError, http.client.HTTPException) as error:
             raise StoreError(
@@ -375,7 +388,7 @@ class RemoteStore(Store):
             return
         self._staging_cleaned = True
         answer = self.query(
-            queries.internal("staging-graphs"),
+            queries.internal(self._graph_query("staging-graphs")),
             {"staging": ox.Literal(graphs.STAGING)},
             default_graph=(),  # named graphs only, the staging ones among them
         )
@@ -388,6 +401,18 @@ class RemoteStore(Store):
             stamp = name.value[len(graphs.STAGING) :].split(":", 1)[0]
             if not stamp.isdigit() or now - int(stamp) > _STALE_STAGING_SECONDS:
                 self.remove_graph(name.value)
+
+    def _graph_query(self, name: str) -> str:
+        """The query ``name`` that lists graphs by the empty pattern ``GRAPH ?graph { }``, as
+        SPARQL says (one row per named graph, at once), or its ``-scanned`` twin that reads
+        them from their triples, for a server that finds none by that pattern (Virtuoso
+        answers one row, unbound). Which
+        is read once the store holds a page; until then, the twin."""
+        if self._empty_pattern is None and self.has_pages():
+            found = self.query(queries.internal("named-graphs"), default_graph=())
+            assert isinstance(found, ox.QuerySolutions)
+            self._empty_pattern = any(isinstance(row["graph"], ox.NamedNode) for row in found)
+        return name if self._empty_pattern else f"{name}-scanned"
 
     def update(self, what: str, text: str) -> None:
         self.client.update(what, self.endpoints.update, text)

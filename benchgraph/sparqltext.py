@@ -98,9 +98,10 @@ def substitute(text: str, bindings: Mapping[str, Term]) -> str:
     ``BOUND``). In patterns and expressions the variable becomes the term. A ``SELECT`` that
     projects it keeps the column: as ``(term AS ?name)``, or as the variable itself when a
     subquery inside already projects it (a variable may be bound once) or its ``GROUP BY``
-    binds it. A ``GROUP BY`` condition becomes ``(term AS ?name)``, which every engine reads
-    (rdflib cannot evaluate a bare constant there), and an ``ORDER BY`` one ``(term)``. Raises
-    ValueError for a blank node, which query text cannot name.
+    binds it. A ``GROUP BY`` condition beside others is left out (a constant groups nothing;
+    the SELECT projects the term), a lone one becomes ``(term AS ?name)``, which every engine
+    reads (rdflib cannot evaluate a bare constant there), and an ``ORDER BY`` one ``(term)``.
+    Raises ValueError for a blank node, which query text cannot name.
     """
     for name, bound in bindings.items():
         if isinstance(bound, ox.BlankNode):
@@ -151,7 +152,14 @@ def _bound(variable: str, term: str, clause: str, owner: _Select | None) -> str:
     name = variable[1:]
     in_scope = owner is not None and name in owner.inner
     grouped = owner is not None and name in owner.grouped
-    if clause and (in_scope or (clause == "select" and grouped)):
+    if clause and in_scope:
+        return variable
+    keyed = owner is not None and owner.keyed
+    if clause == "group" and grouped and keyed:
+        # A constant condition beside others groups nothing: it is left out, and the SELECT
+        # projects the term (Virtuoso answers a constant IRI grouped on as a string).
+        return ""
+    if clause == "select" and grouped and not keyed:
         return variable
     if clause in ("select", "group"):
         return f"({term} AS {variable})"
@@ -188,6 +196,7 @@ class _Select:
     projected: set[str] = field(default_factory=set)  # bound variables it projects
     inner: set[str] = field(default_factory=set)  # bound variables a subquery inside projects
     grouped: set[str] = field(default_factory=set)  # bound variables its GROUP BY names bare
+    keyed: bool = False  # whether its GROUP BY has a condition besides those
 
 
 def _selects(found: list[Token], names: set[str]) -> dict[int, _Select]:
@@ -210,7 +219,7 @@ def _selects(found: list[Token], names: set[str]) -> dict[int, _Select]:
                 depth -= 1
                 if depth == 0 and not in_projection and other.text == "}":
                     select.end = j
-                    select.grouped = _grouped([t for k, t in code if k > j], names)
+                    select.grouped, select.keyed = _grouped([t for k, t in code if k > j], names)
                     break
             elif other.kind == "name" and other.text.upper() in ("WHERE", "FROM"):
                 in_projection = False
@@ -223,15 +232,22 @@ def _selects(found: list[Token], names: set[str]) -> dict[int, _Select]:
     return selects
 
 
-def _grouped(after: list[Token], names: set[str]) -> set[str]:
+def _grouped(after: list[Token], names: set[str]) -> tuple[set[str], bool]:
     """Which of ``names`` the ``GROUP BY`` that opens ``after`` (the tokens after a WHERE
-    group) names as bare variables; none when ``after`` does not open with ``GROUP BY``."""
+    group) names as bare variables (none when ``after`` does not open with ``GROUP BY``), and
+    whether it has a condition besides those."""
     words = [t.text.upper() if t.kind == "name" else t.text for t in after[:2]]
     if words != ["GROUP", "BY"]:
-        return set()
+        return set(), False
     grouped: set[str] = set()
+    others = False
     depth = 0
     for token in after[2:]:
+        ends = (token.kind == "name" and token.text.upper() in _CLAUSE_ENDS) or (
+            token.kind == "other" and token.text in ")}]"
+        )
+        if depth == 0 and not ends and not (token.kind == "var" and token.text[1:] in names):
+            others = True
         if token.kind == "other" and token.text in "({[":
             depth += 1
         elif token.kind == "other" and token.text in ")}]":
@@ -242,4 +258,4 @@ def _grouped(after: list[Token], names: set[str]) -> set[str]:
             break
         elif depth == 0 and token.kind == "var" and token.text[1:] in names:
             grouped.add(token.text[1:])
-    return grouped
+    return grouped, others

@@ -43,6 +43,7 @@ Notify = Callable[[str], None]
 
 # Triples a repair or an upgrade sends in one update.
 _BATCH = 20_000
+_DECIMAL = ox.NamedNode("http://www.w3.org/2001/XMLSchema#decimal")
 # A statement whose object is a blank node (see has_blank_node).
 _BLANK_OBJECT = re.compile(r" _:[^ \"<>]+ \.$")
 
@@ -114,8 +115,12 @@ Answer = ox.QuerySolutions | ox.QueryBoolean | Triples
 def statement(triple: ox.Triple) -> str:
     """A triple as a line of SPARQL's data syntax. pyoxigraph prints terms in N-Triples syntax,
     which SPARQL accepts as is: page text reaches an update only inside escaped literals and
-    validated IRIs."""
-    return f"{triple.subject} {triple.predicate} {triple.object} ."
+    validated IRIs. A whole decimal is written with its ``.0`` (``41.0``): the same value, and
+    the form Virtuoso keeps a decimal (it reads ``"41"^^xsd:decimal`` as an integer)."""
+    value = triple.object
+    if isinstance(value, ox.Literal) and value.datatype == _DECIMAL and "." not in value.value:
+        return f'{triple.subject} {triple.predicate} "{value.value}.0"^^<{_DECIMAL.value}> .'
+    return f"{triple.subject} {triple.predicate} {value} ."
 
 
 def in_view(body: str, view: str | None) -> str:
@@ -400,6 +405,11 @@ class Store(ABC):
             return str(getattr(row["hash"], "value", ""))
         return None
 
+    def lists(self, graph: str) -> bool:
+        """Whether the named graph ``graph`` is one of the store's (not its machinery: see
+        :func:`benchgraph.graphs.is_hidden`)."""
+        return not graphs.is_hidden(graph)
+
     def graph_sizes(self) -> dict[str, int]:
         """How many triples each named graph holds."""
         answer = self.query(queries.internal("graph-sizes"), default_graph=())
@@ -407,7 +417,7 @@ class Store(ABC):
         sizes = {}
         for row in answer:
             graph, triples = row["graph"], row["triples"]
-            named = isinstance(graph, ox.NamedNode) and not graphs.is_hidden(graph.value)
+            named = isinstance(graph, ox.NamedNode) and self.lists(graph.value)
             if named and isinstance(triples, ox.Literal):
                 sizes[graph.value] = int(triples.value)
         return sizes

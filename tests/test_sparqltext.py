@@ -140,3 +140,29 @@ def test_a_values_block_holds_a_list_of_terms(store: ox.Store) -> None:
         with_values(text, "x", terms)
     with pytest.raises(ValueError, match="blank node"):
         with_values(text, "s", [ox.BlankNode()])
+
+
+def test_a_bound_group_condition_beside_others_is_left_out(store: ox.Store) -> None:
+    """Grouping on a constant beside other conditions groups nothing: the condition is left
+    out and the SELECT projects the term, which answers as pyoxigraph's substitutions do (and
+    as Virtuoso reads it: it answers an IRI grouped on as a string)."""
+    query = f"SELECT ?x ?s (COUNT(*) AS ?n) WHERE {{ ?s <{EX}next> ?x }} GROUP BY ?x ?s ORDER BY ?x"
+    term = ox.NamedNode(f"{EX}b")
+    written = substitute(query, {"x": term})
+    assert "GROUP BY  ?s" in written and f"(<{EX}b> AS ?x)" in written
+    bound = store.query(query, substitutions={ox.Variable("x"): term})
+    assert (
+        answers(store.query(written))
+        == answers(bound)
+        == [
+            (
+                f"<{EX}b>",
+                f"<{EX}a>",
+                str(
+                    ox.Literal(
+                        "1", datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer")
+                    )
+                ),
+            )
+        ]
+    )

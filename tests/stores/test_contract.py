@@ -12,13 +12,14 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 import rdflib
+import virtserver
 from rdflib.compare import isomorphic
 from support import EXAMPLES, SEEDS, run_cli
 
 from benchgraph import graphs, queries
 from benchgraph import vocab as V
 from benchgraph.remote import RemoteStore
-from benchgraph.store import EmbeddedStore, Store
+from benchgraph.store import EmbeddedStore, Store, StoreError
 from ingest.loader import ingest_file
 
 PAGES = SEEDS if SEEDS.is_dir() else EXAMPLES
@@ -103,18 +104,27 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedStor
 
 
 def test_pages_load_and_every_named_query_answers_as_embedded(
-    any_store: Store, reference: EmbeddedStore
+    kind: str, any_store: Store, reference: EmbeddedStore
 ) -> None:
+    """Every named query gives the embedded store's rows; on Virtuoso, those it cannot answer
+    (virtserver.FAULTS: test_view checks that they still fail) may fail instead, saying so."""
     load(any_store, PAGES)
     assert any_store.named_graphs() == reference.named_graphs()
     assert any_store.graph_sizes() == reference.graph_sizes()
     compared = 0
+    faults = virtserver.FAULTS if kind == "virtuoso" else {}
     for named in queries.catalogue().values():
         for values in PARAMETERS.get(named.name, [{}]):
             expected = rows(reference, named.name, values)
-            assert rows(any_store, named.name, values) == expected, (named.name, values)
+            try:
+                found = rows(any_store, named.name, values)
+            except (StoreError, SyntaxError) as error:  # a refused query is a SyntaxError
+                if named.name in faults and "Virtuoso" in str(error):
+                    continue
+                raise
+            assert found == expected, (named.name, values)
             compared += bool(expected)
-    assert compared >= 12  # most queries have rows to compare, not just empty answers
+    assert compared >= 12 - len(faults)  # most queries have rows to compare, not just empty ones
 
 
 def test_the_headline_answers_hold(any_store: Store) -> None:
@@ -152,16 +162,39 @@ def test_reingest_is_idempotent(any_store: Store) -> None:
 
 
 def test_replacing_a_graph_twice_gives_the_same_graph(any_store: Store) -> None:
+    graph = graphs.ID + "test/g"
     triples = [
         ox.Triple(ox.NamedNode("urn:s"), ox.NamedNode("urn:p"), ox.Literal(str(n)))
         for n in range(5)
     ] + [ox.Triple(ox.BlankNode("b1"), ox.NamedNode("urn:p"), ox.Literal("blank"))]
-    any_store.replace_graph("urn:g", triples)
-    any_store.replace_graph("urn:g", triples)
-    assert any_store.graph_sizes() == {"urn:g": 6}
-    assert isomorphic(as_rdflib(any_store.graph_triples("urn:g")), as_rdflib(triples))
-    any_store.remove_graph("urn:g")
+    any_store.replace_graph(graph, triples)
+    any_store.replace_graph(graph, triples)
+    assert any_store.graph_sizes() == {graph: 6}
+    assert isomorphic(as_rdflib(any_store.graph_triples(graph)), as_rdflib(triples))
+    any_store.remove_graph(graph)
     assert any_store.named_graphs() == []
+
+
+def test_a_server_s_other_graphs_are_not_the_store_s(
+    remote_store: RemoteStore, tmp_path: Path
+) -> None:
+    """A graph of the server's that is not named under benchgraph's IRIs (another dataset, the
+    server's own) is neither listed, counted, exported nor copied."""
+    load(remote_store, EXAMPLES)
+    ours = remote_store.named_graphs()
+    remote_store.update(
+        "adding another graph", 'INSERT DATA { GRAPH <urn:other> { <urn:s> <urn:p> "o" } }'
+    )
+    try:
+        assert remote_store.named_graphs() == ours
+        assert set(remote_store.graph_sizes()) == set(ours)
+        assert not [q for q in remote_store.quads() if q.graph_name == ox.NamedNode("urn:other")]
+        copied = run_cli("copy", "--from", remote_store.location, "--to", str(tmp_path / "copy"))
+        assert copied.returncode == 0, copied.stderr
+        with EmbeddedStore(tmp_path / "copy") as store:
+            assert store.named_graphs() == ours
+    finally:
+        remote_store.update("removing it", "DROP SILENT GRAPH <urn:other>")
 
 
 def test_a_page_refused_at_the_gate_leaves_the_graph_as_it_was(
@@ -224,7 +257,7 @@ def _has_blank(quad: ox.Quad) -> bool:
     return isinstance(quad.subject, ox.BlankNode) or isinstance(quad.object, ox.BlankNode)
 
 
-def test_the_cli_works_on_either_store(location: str, reference: EmbeddedStore) -> None:
+def test_the_cli_works_on_either_store(kind: str, location: str, reference: EmbeddedStore) -> None:
     loaded = run_cli("ingest", str(PAGES), "--store", location)
     assert loaded.returncode == 0, loaded.stderr
     asked = run_cli(
@@ -243,6 +276,10 @@ def test_the_cli_works_on_either_store(location: str, reference: EmbeddedStore) 
     assert validated.returncode == 0, validated.stderr
     assert '"violations": 0' in validated.stdout.replace(" ", " ")
     audited = run_cli("audit", "--as-of", "2026-11-29", "--store", location)
+    if kind == "virtuoso":  # the audit's queries include some it cannot answer (virtserver.FAULTS)
+        assert audited.returncode == 2, audited.stdout
+        assert location in audited.stderr and "Virtuoso" in audited.stderr
+        return
     assert audited.returncode == 0, audited.stderr
     assert "self-reported" in audited.stdout
 

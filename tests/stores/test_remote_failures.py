@@ -20,10 +20,12 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
+import virtserver
 from oxiserver import FaultProxy, OxigraphServer
 from support import EXAMPLES, PATIENCE, REPO, SEEDS, run_cli
 
 from bench.launch import free_port
+from bench.virtuoso import VirtuosoServer
 from benchgraph import graphs
 from benchgraph import vocab as V
 from benchgraph.remote import Endpoints, RemoteStore
@@ -123,8 +125,36 @@ def run_cli_env(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[
     )
 
 
+class Killable:
+    """A server of its own for a test that kills it: Oxigraph's or Virtuoso's, restarted on
+    the same data."""
+
+    def __init__(self, kind: str, folder: Path) -> None:
+        if kind == "virtuoso" and not virtserver.installed():
+            pytest.skip(virtserver.INSTALL_HINT)
+        self.server: OxigraphServer | VirtuosoServer = (
+            OxigraphServer(folder) if kind == "oxigraph" else VirtuosoServer(folder)
+        )
+        self.settings = virtserver.settings(self.server) if kind == "virtuoso" else {}
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    @property
+    def base(self) -> str:
+        return self.server.base
+
+    def start(self) -> None:
+        self.server.start()
+
+    def kill(self) -> None:
+        self.server.kill()
+
+
+@pytest.mark.parametrize("kind", ["oxigraph", "virtuoso"])
 def test_killing_the_server_mid_ingest_leaves_whole_pages_and_a_clear_error(
-    tmp_path: Path,
+    kind: str, tmp_path: Path
 ) -> None:
     """``kill -9`` of the server while ``benchgraph ingest`` writes 120 pages; after a restart
     every page graph holds exactly its declared results (with its report), and a second ingest
@@ -148,8 +178,14 @@ def test_killing_the_server_mid_ingest_leaves_whole_pages_and_a_clear_error(
         timeout=PATIENCE,
     )
     assert made.returncode == 0, made.stderr
-    server = OxigraphServer(tmp_path / "data").start()
-    env = {**os.environ, "BENCHGRAPH_STORE_RETRIES": "1", "BENCHGRAPH_STORE": server.url}
+    server = Killable(kind, tmp_path / "data")
+    server.start()
+    env = {
+        **os.environ,
+        **server.settings,
+        "BENCHGRAPH_STORE_RETRIES": "1",
+        "BENCHGRAPH_STORE": server.url,
+    }
     ingest = subprocess.Popen(
         [sys.executable, "-m", "benchgraph.cli", "ingest", str(corpus / "pages")],
         cwd=REPO,

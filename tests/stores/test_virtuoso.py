@@ -1,0 +1,44 @@
+"""What Virtuoso does otherwise than SPARQL says, met where benchgraph reads or writes it: an
+answer cut at its row limit is refused, never taken as whole (the other differences are in the
+contract tests, which run on Virtuoso too)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import virtserver
+from support import EXAMPLES, run_cli
+
+from bench.virtuoso import VirtuosoServer
+
+CAP = 20  # rows: fewer than the results of the examples
+
+
+@pytest.fixture(scope="module")
+def capped(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VirtuosoServer]:
+    """A Virtuoso of its own whose answers are cut at CAP rows."""
+    if not virtserver.installed():
+        pytest.skip(virtserver.INSTALL_HINT)
+    server = VirtuosoServer(tmp_path_factory.mktemp("capped"), max_rows=CAP).start()
+    yield server
+    server.stop()
+
+
+def test_an_answer_cut_at_the_row_limit_is_an_error_not_a_short_answer(
+    capped: VirtuosoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in virtserver.settings(capped).items():
+        monkeypatch.setenv(name, value)
+    loaded = run_cli("ingest", str(EXAMPLES), "--store", capped.url)
+    assert loaded.returncode == 0, loaded.stderr
+    few = run_cli("query", f"SELECT ?r WHERE {{ ?r a ?t }} LIMIT {CAP - 1}", "--store", capped.url)
+    assert few.returncode == 0, few.stderr
+    assert len(few.stdout.splitlines()) > 1
+    cut = run_cli("query", "SELECT ?s ?p ?o WHERE { ?s ?p ?o }", "--store", capped.url)
+    assert cut.returncode == 2, cut.stdout[:300]
+    assert f"cut its answer while answering a query at {CAP} rows" in cut.stderr
+    assert capped.url in cut.stderr
+    dumped = run_cli("export", "--format", "nquads", "--store", capped.url)
+    assert dumped.returncode == 2
+    assert "cut its answer while reading every quad" in dumped.stderr
