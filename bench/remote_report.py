@@ -1,0 +1,112 @@
+"""The "Remote stores" section of BENCHMARKS.md: the numbers of ``python -m bench.remote`` (see
+its docstring), kept in a JSON file of their own beside the report."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+
+def _n(value: float, digits: int = 2) -> str:
+    return "—" if math.isnan(value) else f"{value:,.{digits}f}"
+
+
+def _mmm(s: dict[str, float], digits: int = 2) -> str:
+    return f"{_n(s['min'], digits)} / **{_n(s['median'], digits)}** / {_n(s['max'], digits)}"
+
+
+def remote_section(remote: dict[str, Any] | None) -> list[str]:
+    """The section's lines ([] when nothing was measured)."""
+    if not remote or not remote.get("sizes"):
+        return []
+    m = remote["machine"]
+    lines = [
+        "",
+        "## Remote stores: ingest vs each server's bulk loader, named queries on Virtuoso",
+        "",
+        "`python -m bench.remote` (its docstring says how), on the machine above, from "
+        f"{m['date']} (load average at the end of each size in its rows). `benchgraph ingest "
+        "--store URL` as a process against each server's own loader of the same quads: what "
+        "benchgraph wrote into the Oxigraph server (`benchgraph export --format nquads "
+        "--history`). The quads each one left are counted over SPARQL; `same quads` says "
+        "whether all agree. Ratio: ingest / loader (medians).",
+        "",
+        "| pages | results | server | runs | ingest s | loader | loader s | ingest / loader "
+        "| quads (ingest / loader) | same quads |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for size in remote["sizes"]:
+        lines += [*_ingest_rows(size, "Oxigraph server", size["oxigraph"])]
+        lines += [*_ingest_rows(size, "Virtuoso", size["virtuoso"])]
+    lines += _export_lines(remote["sizes"])
+    lines += _query_lines(remote["sizes"])
+    lines += ["", "```", *sorted({s["command"] for s in remote["sizes"]}), "```"]
+    return lines
+
+
+def _ingest_rows(size: dict[str, Any], server: str, part: dict[str, Any]) -> list[str]:
+    """A row per loader of ``server`` at one size."""
+    if "skipped" in part:
+        return [f"| {size['pages']} | {size['results']} | {server} | — | not run: "
+                f"{part['skipped']} | | | | | |"]  # fmt: skip
+    runs = part["ingest_s"]
+    count = len({runs["min"], runs["median"], runs["max"]})
+    rows = []
+    for loader, measured in part["loaders"].items():
+        quads = f"{part['quads']['benchgraph ingest']:,} / {part['quads'][loader]:,}"
+        rows.append(
+            f"| {size['pages']} | {size['results']} | {server} | {size.get('repeat', count)} "
+            f"| {_mmm(runs)} | `{loader}` | {_mmm(measured['s'], 3)} "
+            f"| **{_n(measured['ratio'], 1)}×** | {quads} "
+            f"| {'yes' if part['same_quads'] else 'NO'} |"
+        )
+    return rows
+
+
+def _export_lines(sizes: list[dict[str, Any]]) -> list[str]:
+    """Whether ``benchgraph export`` read the Virtuoso store back, per size."""
+    said = [(s["pages"], s["virtuoso"]["export"]) for s in sizes if "export" in s["virtuoso"]]
+    return [
+        "",
+        *(
+            f"- `benchgraph export --store VIRTUOSO` at {pages} pages: {what}"
+            for pages, what in said
+        ),
+    ]
+
+
+def _query_lines(sizes: list[dict[str, Any]]) -> list[str]:
+    """The named queries on Virtuoso, where they were measured."""
+    measured = [s for s in sizes if s.get("queries")]
+    if not measured:
+        return []
+    lines = [
+        "",
+        "Named queries on Virtuoso: `benchgraph serve --store VIRTUOSO_URL` (GET "
+        "`/queries/NAME?param=IRI`; `audit-self-reported`, which has no parameter, at its "
+        "`/sparql`, which caches nothing) against Virtuoso's `/sparql` given what benchgraph "
+        "sends it (the parameter written into the text, the merged view as "
+        "`default-graph-uri`, every page graph as `named-graph-uri` for a query that says "
+        "GRAPH). One client, a distinct parameter value per request; p50 in ms. Rows are "
+        "checked request by request against `oxigraph serve-read-only` over the Oxigraph "
+        "store of the same pages. Ratio: benchgraph / Virtuoso.",
+        "",
+        "| pages | query | n | benchgraph p50 ms | Virtuoso p50 ms | ratio | same rows as "
+        "Oxigraph |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for size in measured:
+        for name, row in size["queries"]["queries"].items():
+            lines.append(_query_row(size["pages"], name, row))
+    return lines
+
+
+def _query_row(pages: int, name: str, row: dict[str, Any]) -> str:
+    if "benchgraph" not in row:  # refused on the first request
+        return f"| {pages} | {name} | — | — | — | — | {row['verdict']} |"
+    bg, vt = row["benchgraph"], row["virtuoso"]
+    same = "yes" if row["same_rows"] else row["verdict"]
+    return (
+        f"| {pages} | {name} | {bg['requests']} | {_n(bg['p50_ms'])} | {_n(vt['p50_ms'])} "
+        f"| **{_n(row['ratio_p50'])}×** | {same} |"
+    )
