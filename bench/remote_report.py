@@ -25,7 +25,8 @@ def remote_section(remote: dict[str, Any] | None) -> list[str]:
         "## Remote stores: ingest vs each server's bulk loader, named queries on Virtuoso",
         "",
         "`python -m bench.remote` (its docstring says how), on the machine above, from "
-        f"{m['date']} (load average at the end of each size in its rows). `benchgraph ingest "
+        f"{m['date']} (the load average after each server's part is listed below the "
+        "table). `benchgraph ingest "
         "--store URL` as a process against each server's own loader of the same quads: what "
         "benchgraph wrote into the Oxigraph server (`benchgraph export --format nquads "
         "--history`). The quads each one left are counted over SPARQL; `same quads` says "
@@ -64,15 +65,19 @@ def _ingest_rows(size: dict[str, Any], server: str, part: dict[str, Any]) -> lis
 
 
 def _export_lines(sizes: list[dict[str, Any]]) -> list[str]:
-    """Whether ``benchgraph export`` read the Virtuoso store back, per size."""
-    said = [(s["pages"], s["virtuoso"]["export"]) for s in sizes if "export" in s["virtuoso"]]
-    return [
-        "",
-        *(
-            f"- `benchgraph export --store VIRTUOSO` at {pages} pages: {what}"
-            for pages, what in said
-        ),
-    ]
+    """The load average after each part, and whether ``benchgraph export`` read the Virtuoso
+    store back, per size."""
+    lines = [""]
+    for size in sizes:
+        ox_, vt = size["oxigraph"], size["virtuoso"]
+        lines.append(
+            f"- {size['pages']} pages, measured from {size['date']}: load average after the "
+            f"Oxigraph server's part {ox_['load_average']}, after Virtuoso's "
+            f"{vt.get('load_average', '(not run)')}"
+        )
+        if "export" in vt:
+            lines.append(f"  - `benchgraph export --store VIRTUOSO_URL`: {vt['export']}")
+    return lines
 
 
 def _query_lines(sizes: list[dict[str, Any]]) -> list[str]:
@@ -83,13 +88,15 @@ def _query_lines(sizes: list[dict[str, Any]]) -> list[str]:
     lines = [
         "",
         "Named queries on Virtuoso: `benchgraph serve --store VIRTUOSO_URL` (GET "
-        "`/queries/NAME?param=IRI`; `audit-self-reported`, which has no parameter, at its "
-        "`/sparql`, which caches nothing) against Virtuoso's `/sparql` given what benchgraph "
-        "sends it (the parameter written into the text, the merged view as "
+        "`/queries/NAME?param=IRI`; a query without a parameter, which benchgraph caches, at "
+        "its `/sparql`, which caches nothing, with the query's defaults written into the text "
+        "and the text made distinct by a comment) against Virtuoso's `/sparql` given what "
+        "benchgraph sends it (the parameter written into the text, the merged view as "
         "`default-graph-uri`, every page graph as `named-graph-uri` for a query that says "
         "GRAPH). One client, a distinct parameter value per request; p50 in ms. Rows are "
         "checked request by request against `oxigraph serve-read-only` over the Oxigraph "
-        "store of the same pages. Ratio: benchgraph / Virtuoso.",
+        "store of the same pages. Ratio: benchgraph / Virtuoso. A query Virtuoso refuses, or "
+        "benchgraph cannot answer over it, is listed with the first line of the error.",
         "",
         "| pages | query | n | benchgraph p50 ms | Virtuoso p50 ms | ratio | same rows as "
         "Oxigraph |",
@@ -98,6 +105,20 @@ def _query_lines(sizes: list[dict[str, Any]]) -> list[str]:
     for size in measured:
         for name, row in size["queries"]["queries"].items():
             lines.append(_query_row(size["pages"], name, row))
+    lines.append("")
+    for size in measured:
+        q, warmed = size["queries"], size["queries"]["warmed"]
+        said = (
+            f"warmed {warmed['warmed']:g} of {warmed['of']:g} parameterless named queries in "
+            f"{_n(warmed['seconds'], 1)} s"
+            if isinstance(warmed, dict)
+            else f"did not warm its named queries: {warmed}"
+        )
+        lines.append(
+            f"- {size['pages']} pages: up to {q['requests']} requests per series (each stopped "
+            f"after {q['latency_budget_s']:g} s, at least 3); benchgraph serve {said} before "
+            f"the measurements; load average at the end {q['load_average']}"
+        )
     return lines
 
 
