@@ -35,6 +35,7 @@ import contextlib
 import http.client
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -507,7 +508,7 @@ def argument_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Measure each size and write the report after each; 2 when a part could not run."""
     args = argument_parser().parse_args(argv)
-    command = "python -m bench.remote " + " ".join(sys.argv[1:] if argv is None else list(argv))
+    command = "python -m bench.remote " + shlex.join(sys.argv[1:] if argv is None else list(argv))
     out = Path(args.out)
     if args.work:
         Path(args.work).mkdir(parents=True, exist_ok=True)
