@@ -126,8 +126,19 @@ def _query_row(pages: int, name: str, row: dict[str, Any]) -> str:
     if "benchgraph" not in row:  # refused on the first request
         return f"| {pages} | {name} | — | — | — | — | {row['verdict']} |"
     bg, vt = row["benchgraph"], row["virtuoso"]
-    same = "yes" if row["same_rows"] else row["verdict"]
+    same = "yes" if row["same_rows"] else _differs(row)
     return (
         f"| {pages} | {name} | {bg['requests']} | {_n(bg['p50_ms'])} | {_n(vt['p50_ms'])} "
         f"| **{_n(row['ratio_p50'])}×** | {same} |"
     )
+
+
+def _differs(row: dict[str, Any]) -> str:
+    """Which server's rows differ from Oxigraph's, with the row counts of the first request."""
+    theirs = row["oxigraph_row_counts"]
+    said = [
+        f"{who} {row[kind]['row_counts'][0]} rows against Oxigraph's {theirs[0]}"
+        for kind, who in (("virtuoso", "fails on Virtuoso:"), ("benchgraph", "benchgraph:"))
+        if row[kind]["row_counts"] != theirs
+    ]
+    return "NO (" + "; ".join(said) + ")"
