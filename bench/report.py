@@ -12,6 +12,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from bench.remote_report import remote_section
 from bench.servers import PARAM
 
 SEED = 1
@@ -120,8 +121,15 @@ def size_line(size: dict[str, Any], date: str) -> str:
     return line
 
 
-def markdown(data: dict[str, Any]) -> str:
-    """BENCHMARKS.md for the numbers in ``data`` (without a discussion kept after them)."""
+def remote_path(out: Path) -> Path:
+    """Where ``python -m bench.remote`` keeps its numbers beside the report ``out``: a file of
+    their own, which a run of ``bench.run`` (which writes the report's JSON anew) leaves."""
+    return out.with_name(f"{out.stem}.remote.json")
+
+
+def markdown(data: dict[str, Any], remote: dict[str, Any] | None = None) -> str:
+    """BENCHMARKS.md for the numbers in ``data`` and the ``remote`` ones (without a discussion
+    kept after them)."""
     sizes = data["sizes"]
     lines = [
         *heading(data),
@@ -133,6 +141,7 @@ def markdown(data: dict[str, Any]) -> str:
         *validation_section(_validations(data)),
         *history_tables(data.get("history", [])),
         *formats_section(data.get("formats")),
+        *remote_section(remote),
         *["", "## Targets", "", *data.get("verdicts", ["(see the tables)"]), ""],
     ]
     return "\n".join(lines)
@@ -588,7 +597,9 @@ def write(out: Path, data: dict[str, Any]) -> None:
         previous = out.read_text(encoding="utf-8")
         if DISCUSSION in previous:
             kept = "\n" + previous[previous.index(DISCUSSION) :]
-    out.write_text(markdown(data) + kept, encoding="utf-8")
+    remote = remote_path(out)
+    numbers = json.loads(remote.read_text(encoding="utf-8")) if remote.exists() else None
+    out.write_text(markdown(data, numbers) + kept, encoding="utf-8")
     out.with_suffix(".json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 

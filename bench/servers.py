@@ -103,12 +103,15 @@ def start_rdflib(nquads: Path, seconds: float = 1800) -> tuple[Server, str]:
     return server, url
 
 
-def start_oxigraph(store: Path) -> tuple[Server, str]:
+def start_oxigraph(store: Path, command: str = "serve-read-only") -> tuple[Server, str]:
+    """``oxigraph COMMAND`` (``serve-read-only``, or ``serve`` to write too) on ``store``, once
+    it answers queries; the server and its base URL (``…/``: ``query``, ``update`` and ``store``
+    beneath it)."""
     port = free_port()
     server = Server(
         [
             str(BIN / "oxigraph"),
-            "serve-read-only",
+            command,
             "--location",
             str(store),
             "--bind",
