@@ -313,7 +313,8 @@ class RemoteStore(Store):
         self._remove_stale_staging()
         lines = {graph: [statement(t) for t in ts] for graph, ts in change.replaced.items()}
         update = replacement(lines, self.view, change)
-        count = sum(map(len, lines.values())) * 2  # the page's statements enter the view too
+        # Each statement counted twice, as a page's also enter the view: a bound, not a count.
+        count = sum(map(len, lines.values())) * 2
         bounded = not self.request_statements or count <= self.request_statements
         if bounded and len(update.encode("utf-8")) <= self.request_bytes:
             self.update(f"replacing graph {change.names}", update)

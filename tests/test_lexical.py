@@ -76,3 +76,19 @@ def test_n_triples_read_as_sent() -> None:
             '<urn:s> <urn:p> "version 1.10" .\n'
         ).encode()
     )
+
+
+def test_a_streamed_answer_on_one_long_line_reads_whole() -> None:
+    """Oxigraph writes an answer on one line: read in parts, every row still comes through."""
+    cells = ",".join(
+        '{"s":{"type":"uri","value":"urn:s%d"},"o":{"type":"literal","value":"v%d"}}' % (i, i)
+        for i in range(60_000)
+    )
+    body = ('{"head":{"vars":["s","o"]},"results":{"bindings":[' + cells + "]}}").encode()
+    assert b"\n" not in body and len(body) > 2 * lexical._LINE_BYTES
+    streamed = ox.parse_query_results(
+        lexical.json_stream(io.BytesIO(body)), ox.QueryResultsFormat.JSON
+    )
+    plain = ox.parse_query_results(body, ox.QueryResultsFormat.JSON)
+    assert isinstance(streamed, ox.QuerySolutions) and isinstance(plain, ox.QuerySolutions)
+    assert [str(row["o"]) for row in streamed] == [str(row["o"]) for row in plain]
