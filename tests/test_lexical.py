@@ -81,7 +81,7 @@ def test_n_triples_read_as_sent() -> None:
 def test_a_streamed_answer_on_one_long_line_reads_whole() -> None:
     """Oxigraph writes an answer on one line: read in parts, every row still comes through."""
     cells = ",".join(
-        '{"s":{"type":"uri","value":"urn:s%d"},"o":{"type":"literal","value":"v%d"}}' % (i, i)
+        f'{{"s":{{"type":"uri","value":"urn:s{i}"}},"o":{{"type":"literal","value":"v{i}"}}}}'
         for i in range(60_000)
     )
     body = ('{"head":{"vars":["s","o"]},"results":{"bindings":[' + cells + "]}}").encode()
