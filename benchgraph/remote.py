@@ -407,8 +407,8 @@ class RemoteStore(Store):
         """The query ``name`` that lists graphs by the empty pattern ``GRAPH ?graph { }``, as
         SPARQL says (one row per named graph, at once), or its ``-scanned`` twin that reads
         them from their triples, for a server that finds none by that pattern (Virtuoso
-        answers one row, unbound). Which
-        is read once the store holds a page; until then, the twin."""
+        answers one row, unbound). Which one is found out once the store holds a page; until
+        then, the twin."""
         if self._empty_pattern is None and self.has_pages():
             found = self.query(queries.internal("named-graphs"), default_graph=())
             assert isinstance(found, ox.QuerySolutions)
