@@ -9,7 +9,7 @@ SPARQL update rights (Virtuoso refuses anonymous updates; its update endpoint, `
 takes HTTP Digest only) and gives the administrator a password of its own. It stops cleanly
 (isql's ``shutdown``) or is killed (SIGKILL), as a crash would.
 
-The command line is what CI runs (``.ci/virtuoso``)::
+The command line is what CI runs (``.ci/run``)::
 
     python -m bench.virtuoso install         # apt-get install, the packaged service kept off
     python -m bench.virtuoso start FOLDER    # prints the tests' environment, as `export` lines
