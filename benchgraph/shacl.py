@@ -147,7 +147,7 @@ class Page:
         return self._store
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 12)
 def _rdflib_literal(lexical: str, datatype: str) -> rdflib.Literal:
     return rdflib.Literal(lexical, datatype=URIRef(datatype))
 
