@@ -523,20 +523,7 @@ def measure_rdflib(
             # The first values, which benchgraph was also asked uncached.
             series: list[str | None] = list(values[param][1 : n + 1]) if param else [None] * n
             target = Target("rdflib", url, name, texts[name], timeout=settings.rdflib_timeout)
-            timings, rows, timed_out, refused = [], [], False, ""
-            for value in series:
-                try:
-                    seconds, count = timed(target.request(value, False, 0))
-                except urllib.error.HTTPError as error:  # an answer, not a time-out
-                    log(f"rdflib: {name}: {error!r}")
-                    refused = f"HTTP {error.code}"
-                    break
-                except FAILED as error:
-                    log(f"rdflib: {name}: {error!r}")
-                    timed_out = True
-                    break
-                timings.append(seconds * 1000)
-                rows.append(count)
+            timings, rows, timed_out, refused = _rdflib_series(target, series)
             if timed_out:
                 server.stop()
                 server, url = start_rdflib(nquads)
@@ -567,6 +554,28 @@ def measure_rdflib(
             row["ratio_rdflib_over_benchgraph"] = float("nan") if refused else ratio
     finally:
         server.stop()
+
+
+def _rdflib_series(
+    target: Target, series: list[str | None]
+) -> tuple[list[float], list[int], bool, str]:
+    """Ask ``target`` once per value of ``series``: the times (ms) and row counts of the answers,
+    whether a request timed out, and the error status the endpoint answered, if any; either
+    ends the series."""
+    timings: list[float] = []
+    rows: list[int] = []
+    for value in series:
+        try:
+            seconds, count = timed(target.request(value, False, 0))
+        except urllib.error.HTTPError as error:  # an answer, not a time-out
+            log(f"rdflib: {target.name}: {error!r}")
+            return timings, rows, False, f"HTTP {error.code}"
+        except FAILED as error:
+            log(f"rdflib: {target.name}: {error!r}")
+            return timings, rows, True, ""
+        timings.append(seconds * 1000)
+        rows.append(count)
+    return timings, rows, False, ""
 
 
 def _benchgraph_rows(row: dict[str, Any], param: str | None, rows: list[int]) -> list[int | None]:
