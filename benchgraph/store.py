@@ -20,6 +20,7 @@ named one) is the store.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -50,6 +51,11 @@ _BLANK_OBJECT = re.compile(r" _:[^ \"<>]+ \.$")
 
 class StoreError(Exception):
     """The store could not be opened, read or written; the message names it and what failed."""
+
+
+class LoadUndone(StoreError):
+    """A load of many pages at once into an empty store failed; the store is empty again, as it
+    was before the load (see :meth:`Store.begin_load`)."""
 
 
 class OutdatedStore(StoreError):
@@ -294,6 +300,23 @@ class Store(ABC):
         """
         self.write(Change({graph: list(triples) for graph, triples in contents.items()}))
 
+    def begin_load(self) -> bool:
+        """Start loading many pages at once, if this store can: True if it does, and
+        :meth:`write_many` then loads each group of writes without a transaction, until
+        :meth:`end_load`. A store that cannot (this one; see EmbeddedStore) goes on writing each
+        change in its own transaction."""
+        return False
+
+    def end_load(self) -> None:
+        """End the load that :meth:`begin_load` started (nothing if none was)."""
+        return None
+
+    def write_many(self, changes: Sequence[Change]) -> None:
+        """Do each of ``changes`` in order, each in its own transaction (see :meth:`write`).
+        Raises StoreError at the first that fails: the ones before it are written."""
+        for change in changes:
+            self.write(change)
+
     def write(self, change: Change) -> None:
         """Do ``change`` in one transaction (see Change), the view with it.
 
@@ -498,6 +521,31 @@ def upgrade_notice(location: str, pages: int) -> str:
     )
 
 
+def _change_nquads(change: Change) -> bytes:
+    """A fresh ``change`` (see EmbeddedStore.write) as N-Quads: its graphs and additions, and
+    the statements of its page graphs in the default graph, the merged view."""
+    facts = [t for g, ts in change.replaced.items() if graphs.is_page(g) for t in ts]
+    written = [*change.replaced.items(), *change.added.items()]
+    return b"".join(_nquads(g, ts) for g, ts in written) + _nquads(None, facts)
+
+
+def _write_synced(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` and make it durable (the file and its folder's entry)."""
+    with path.open("w", encoding="utf-8") as file:
+        file.write(text)
+        file.flush()
+        os.fsync(file.fileno())
+    _sync_folder(path.parent)
+
+
+def _sync_folder(folder: Path) -> None:
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
 def _nquads(graph: str | None, triples: Iterable[ox.Triple]) -> bytes:
     """``triples`` as N-Quads in ``graph`` (None: the default graph). N-Triples escapes line
     breaks inside literals, so every ``" .\\n"`` of its output ends a statement."""
@@ -524,6 +572,8 @@ class EmbeddedStore(Store):
     # holds, so an upgrade stopped half-way is started again, never taken for done.
     LAYOUT_FILE = "benchgraph-layout.json"
     LAYOUT = '{"layout": 2, "default graph": "the merged view of the page graphs"}\n'
+    # There while many pages are loaded into an empty store at once (see begin_load).
+    LOAD_FILE = "benchgraph-loading.json"
 
     def __init__(
         self,
@@ -547,10 +597,13 @@ class EmbeddedStore(Store):
             raise StoreError(f"cannot open the store at {self.location}: {error}") from None
         self._read_only = read_only
         self._unflushed = 0
+        self._loading = False
         if not read_only:
             self._hold(record or holder.Holder.now())
         layout = Path(self.location) / self.LAYOUT_FILE
         try:
+            if (Path(self.location) / self.LOAD_FILE).exists():
+                self._unfinished_load(notify)
             if not layout.is_file():
                 self._adopt(layout, notify)
         except BaseException:
@@ -574,6 +627,27 @@ class EmbeddedStore(Store):
         if not self._read_only:
             holder.release(Path(self.location))
         del self._store
+
+    def _unfinished_load(self, notify: Notify | None) -> None:
+        """The store holds a load into an empty store that is running or did not finish (see
+        begin_load): refused read-only; emptied, as it was before that load, for writing (the
+        write lock says no load runs)."""
+        if self._read_only:
+            raise StoreError(
+                f"the store at {self.location} is being filled by its first ingest, or that "
+                f"ingest stopped half-way ({self.LOAD_FILE} is there): nothing in it can be read "
+                "until it ends; if it stopped, any command that writes (such as ingest) empties "
+                "the store again, so that the ingest can be run again"
+            )
+        if notify is not None:
+            notify(
+                f"benchgraph: the store at {self.location} holds part of a first ingest that "
+                "stopped half-way; emptying it, as it was before that ingest (run the ingest "
+                "again)"
+            )
+        self._undo_load()
+        if (Path(self.location) / self.LOAD_FILE).exists():
+            raise StoreError(f"cannot empty the store at {self.location} of its unfinished load")
 
     def _adopt(self, layout: Path, notify: Notify | None) -> None:
         """Mark a new store as being of this layout, or upgrade one of the earlier layout."""
@@ -621,19 +695,77 @@ class EmbeddedStore(Store):
         replaces existing ones, and without holding Python's lock (an ingest prepares the next
         pages meanwhile). The load gives blank nodes new identities, as ``INSERT DATA`` does,
         the same within one write."""
-        given = change.replaced
-        fresh = not change.kept and not any(change.deleted.values())
-        if not fresh or any(self._store.contains_named_graph(ox.NamedNode(g)) for g in given):
+        if not self._fresh(change):
             super().write(change)
             return
-        facts = [t for g, ts in given.items() if graphs.is_page(g) for t in ts]
-        written = [*given.items(), *change.added.items()]
-        data = b"".join(_nquads(g, ts) for g, ts in written) + _nquads(None, facts)
+        data = _change_nquads(change)
         try:
             self._store.load(data, format=ox.RdfFormat.N_QUADS)
         except (OSError, SyntaxError) as error:
             raise StoreError(f"cannot write graph {change.names}: {error}") from None
         self._written(len(data))
+
+    def begin_load(self) -> bool:
+        """Load many pages at once if the store is empty: :meth:`write_many` then hands each
+        group of fresh writes (new graphs, catalogue additions) to pyoxigraph's bulk loader,
+        which writes the store's files directly rather than through a transaction each. That
+        is not atomic, so the load is all or nothing instead: :data:`LOAD_FILE` says in the
+        folder that it runs; a write that fails empties the store again (LoadUndone), and a
+        store opened with the file still there (a load killed half-way) is emptied when opened
+        for writing, and refused when opened read-only. Nothing is lost either way, as the
+        store held nothing before. :meth:`end_load` flushes the store and removes the file."""
+        if self._read_only or self._loading or not self._is_empty():
+            return False
+        record = json.dumps({"pid": os.getpid(), "since": holder.Holder.now().since})
+        _write_synced(Path(self.location) / self.LOAD_FILE, record + "\n")
+        self._loading = True
+        return True
+
+    def end_load(self) -> None:
+        if not self._loading:
+            return
+        self._store.flush()
+        self._unflushed = 0
+        (Path(self.location) / self.LOAD_FILE).unlink()
+        _sync_folder(Path(self.location))
+        self._loading = False
+
+    def write_many(self, changes: Sequence[Change]) -> None:
+        """With a load begun (see :meth:`begin_load`), every change fresh (as :meth:`write` has
+        it): all in one bulk load, in no transaction; a failure raises LoadUndone, the store
+        empty again. Else each in its own transaction."""
+        if not self._loading or not all(self._fresh(change) for change in changes):
+            super().write_many(changes)
+            return
+        data = b"".join(_change_nquads(change) for change in changes)
+        try:
+            self._store.bulk_load(data, format=ox.RdfFormat.N_QUADS)
+        except (OSError, SyntaxError) as error:
+            self._undo_load()
+            names = changes[0].names if len(changes) == 1 else f"{changes[0].names} and after"
+            state = "the store is empty again, as it was before this ingest began"
+            if (Path(self.location) / self.LOAD_FILE).exists():
+                state = "the store is emptied, as it was before this ingest, once next opened"
+            raise LoadUndone(f"cannot write graph {names}: {error}; {state}") from None
+
+    def _fresh(self, change: Change) -> bool:
+        """Whether ``change`` only writes graphs that do not exist yet, and adds to others."""
+        if change.kept or any(change.deleted.values()):
+            return False
+        return not any(self._store.contains_named_graph(ox.NamedNode(g)) for g in change.replaced)
+
+    def _is_empty(self) -> bool:
+        return next(iter(self._store.quads_for_pattern(None, None, None, None)), None) is None
+
+    def _undo_load(self) -> None:
+        """Empty the store of a load that did not finish (it was empty before it began)."""
+        self._loading = False
+        try:
+            self._store.clear()
+            self._store.flush()
+        except OSError:
+            return  # the file stays: the store is emptied when next opened
+        (Path(self.location) / self.LOAD_FILE).unlink(missing_ok=True)
 
     def update(self, what: str, text: str) -> None:
         try:

@@ -62,6 +62,13 @@ def run_ingest(args: argparse.Namespace) -> int:
         sys.stderr.write("\n")
     sys.stderr.writelines(tally.lines)
     counts = tally.counts
+    if failure is not None and failure.emptied:
+        sys.stderr.write(
+            f"benchgraph: error: {failure}\nthe {len(files)} files were loaded at once into an "
+            "empty store, so none of them is kept, and the store is empty again; run the "
+            "ingest again once the store works\n"
+        )
+        return EXIT_ERROR
     print(tally.summary(listed=args.verbose))
     if failure is not None:
         after = len(files) - [str(f.path) for f in files].index(failure.path) - 1

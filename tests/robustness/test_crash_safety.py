@@ -1,7 +1,8 @@
-"""``kill -9`` of a real ``benchgraph ingest`` at random moments loses nothing and half-writes
-nothing: after each kill the store opens, every page graph in it is complete (and its
-validation report graph is the one written with it), and running the ingest again finishes
-the job with exit code 0.
+"""``kill -9`` of a real ``benchgraph ingest`` into a store that holds pages, at random moments,
+loses nothing and half-writes nothing: after each kill the store opens, every page graph in it
+is complete (and its validation report graph is the one written with it), and running the
+ingest again finishes the job with exit code 0. (Into an empty store, a batch is loaded at once:
+test_first_load.py.)
 
 The pages are copies of the sota2 examples, each with its own Source URL (so its own key and
 graph), its own result IDs and 1 to 6 of the results. The command runs with its standard error
@@ -137,13 +138,12 @@ def check_store(store_dir: Path, declared: dict[str, int], expected: Graphs) -> 
     return len(pages)
 
 
-def ingest_and_kill(folder: Path, store_dir: Path, rng: random.Random, present: int) -> str:
-    """Start ``benchgraph ingest`` and kill -9 it: either at a random moment in its first
-    second (start-up, opening the store, the first pages), or once it is a random number of
-    pages past those already loaded, at a random moment within the next page."""
+def ingest_on_terminal(folder: Path, store_dir: Path) -> tuple[subprocess.Popen[bytes], int]:
+    """Start ``benchgraph ingest`` of ``folder`` into ``store_dir``, its standard error on a
+    pseudo-terminal (so that it draws its progress bar); return it and the terminal's end to
+    read."""
     master, slave = pty.openpty()
     env = {**os.environ, "BENCHGRAPH_STORE": str(store_dir)}
-    started = time.monotonic()
     proc = subprocess.Popen(
         [sys.executable, "-m", "benchgraph.cli", "ingest", str(folder)],
         stdin=subprocess.DEVNULL,
@@ -153,6 +153,15 @@ def ingest_and_kill(folder: Path, store_dir: Path, rng: random.Random, present: 
         cwd=REPO,
     )
     os.close(slave)
+    return proc, master
+
+
+def ingest_and_kill(folder: Path, store_dir: Path, rng: random.Random, present: int) -> str:
+    """Start ``benchgraph ingest`` and kill -9 it: either at a random moment in its first
+    second (start-up, opening the store, the first pages), or once it is a random number of
+    pages past those already loaded, at a random moment within the next page."""
+    started = time.monotonic()
+    proc, master = ingest_on_terminal(folder, store_dir)
     early = rng.random() < 0.2
     target = present + rng.randint(2, 30)
     at = started + rng.uniform(0.05, 1.0) if early else started + 60.0
@@ -189,8 +198,12 @@ def test_kill_9_during_ingest_loses_and_half_writes_nothing(
 ) -> None:
     folder, declared, expected = batch
     store_dir = tmp_path / "store"
+    # One page in first: a batch into an empty store loads at once, all or nothing
+    # (test_first_load.py); into a store that holds pages, each page is written on its own.
+    with EmbeddedStore(store_dir) as store:
+        assert ingest_file(store, sorted(folder.iterdir())[0], NOW).status == "loaded"
     rng = random.Random(f"kills/{PAGES}/{KILLS}")
-    present, interrupted, log = 0, 0, []
+    present, interrupted, log = 1, 0, []
     for kill in range(KILLS):
         what = ingest_and_kill(folder, store_dir, rng, present)
         before, present = present, check_store(store_dir, declared, expected)
