@@ -28,7 +28,7 @@ from benchgraph.store import EmbeddedStore, Store, StoreError
 from ingest import loader
 
 NOW = "2026-01-01T00:00:00+00:00"
-PAGES = 150  # three groups or so (LOAD_TRIPLES)
+PAGES = 150  # several groups (LOAD_TRIPLES)
 
 
 @pytest.fixture(scope="module")
