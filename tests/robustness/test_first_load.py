@@ -89,7 +89,7 @@ class _FailingBulk:
     def bulk_load(self, *args: Any, **kwargs: Any) -> None:
         self.loads += 1
         if self.loads == self.fail_at:
-            self._store.bulk_load(*args, **kwargs)  # half of it written, then the disk is full
+            self._store.bulk_load(*args, **kwargs)  # in the store, then the failure: a part
             raise OSError("No space left on device")
         self._store.bulk_load(*args, **kwargs)
 
@@ -140,10 +140,8 @@ def test_the_command_says_nothing_was_kept(
     err = capsys.readouterr()
     made[0]._store = None  # type: ignore[assignment]  # let go of pyoxigraph's store, and its lock
     assert code == EXIT_ERROR
-    assert (
-        f"the {PAGES} files were loaded at once into an empty store, so none of them is kept"
-        in (err.err)
-    )
+    said = f"the {PAGES} files were loaded at once into an empty store, so none of them is kept"
+    assert said in err.err
     assert "loaded, 0 unchanged" not in err.out  # no summary that counts pages as loaded
     with EmbeddedStore(store_dir, read_only=True) as store:
         assert next(store.quads(), None) is None
