@@ -99,13 +99,17 @@ def size_line(size: dict[str, Any], date: str) -> str:
     """One size's line under Machine: when, how loaded, and how its queries were measured."""
     ingest = size["ingest"] or {}
     q = size.get("query_settings", {})
+    dates = size.get("dates", {})
+    when = size.get("date", date)
+    if len(set(dates.values())) > 1:  # parts measured by different runs
+        when = f"{dates['ingest']} (ingest) and {dates['queries']} (queries)"
     line = (
-        f"- {size['pages']} pages: measured from {size.get('date', date)}, load average after "
+        f"- {size['pages']} pages: measured from {when}, load average after "
         f"its ingest {ingest.get('load_average', 'not recorded')} (the benchmark's own "
-        "processes count in it); benchgraph serve's query time limit "
-        f"{q.get('query_timeout', 5.0):g} s"
+        "processes count in it)"
     )
     if size["queries"]:
+        line += f"; benchgraph serve's query time limit {q.get('query_timeout', 5.0):g} s"
         budget = q.get("latency_budget_s", math.inf)
         line += f"; up to {q.get('requests')} requests per latency series" + (
             f", each series stopped after {budget:g} s (at least 3 requests)"

@@ -1010,16 +1010,24 @@ def validation_step(args: argparse.Namespace, pages: int, work: Path) -> dict[st
     return result
 
 
+# The parts of a size that a run measures, each dated by the run that measured it last.
+PARTS = ("ingest", "queries")
+
+
 def merged(sizes: list[dict[str, Any]], measured: dict[str, Any]) -> list[dict[str, Any]]:
     """The report's sizes with ``measured`` added, or, for a size already there (``--append``),
-    its parts this run measured replaced and the others kept, with both commands."""
+    its parts this run measured replaced and the others kept, with both commands; ``dates``
+    gives each part's own date (``date`` is the newest run's)."""
     old = next((s for s in sizes if s["pages"] == measured["pages"]), None)
     if old is None:
-        return [*sizes, measured]
+        dates = {part: measured["date"] for part in PARTS if measured[part]}
+        return [*sizes, {**measured, "dates": dates}]
     new = dict(old)
-    for part in ("ingest", "queries"):
+    new["dates"] = {part: old["date"] for part in PARTS if old[part]} | old.get("dates", {})
+    for part in PARTS:
         if measured[part]:
             new[part] = measured[part]
+            new["dates"][part] = measured["date"]
     if measured["queries"]:
         new["query_settings"] = measured["query_settings"]
         new["serve_warm"] = measured["serve_warm"]

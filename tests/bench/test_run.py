@@ -15,8 +15,8 @@ import pytest
 from support import REPO
 
 from bench.launch import Server
-from bench.report import write
-from bench.run import same_rows
+from bench.report import size_line, write
+from bench.run import merged, same_rows
 from bench.servers import wait_warmed
 
 QUERIES = {
@@ -184,6 +184,7 @@ def test_append_measures_queries_only_and_keeps_the_ingest(tmp_path: Path) -> No
         assert row["same_rows"]
     assert merged["query_settings"]["latency_budget_s"] == 0
     assert len(merged["commands"]) == 2 and len(data["commands"]) == 2
+    assert merged["dates"] == {"ingest": size["date"], "queries": merged["date"]}
     text = out.read_text(encoding="utf-8")
     assert "each series stopped after 0 s (at least 3 requests)" in text
     ingest_row = f"| 8 | {size['ingest']['results']} | {size['ingest']['quads']} |"
@@ -210,3 +211,21 @@ def test_waiting_for_the_warmer_stops_when_its_log_says_warming_failed(tmp_path:
         assert server.process.poll() is None  # it failed on the log, not on the process ending
     finally:
         server.stop()
+
+
+def test_each_part_of_a_size_keeps_the_date_of_the_run_that_measured_it() -> None:
+    """An appended run that measures only the ingest of a size leaves its queries dated by the
+    run that measured them, and the Machine line says both dates."""
+    first = {"pages": 8, "date": "2026-12-01 10:45 UTC", "command": "one", "ingest": {"s": 1},
+             "queries": {"leaderboard": {}}, "query_settings": {"query_timeout": 120}}  # fmt: skip
+    again = {"pages": 8, "date": "2026-12-03 12:47 UTC", "command": "two", "ingest": {"s": 2},
+             "queries": {}}  # fmt: skip
+    (size,) = merged(merged([], first), again)
+    assert size["ingest"] == {"s": 2} and size["queries"] == {"leaderboard": {}}
+    assert size["dates"] == {"ingest": "2026-12-03 12:47 UTC", "queries": "2026-12-01 10:45 UTC"}
+    line = size_line(size, "")
+    assert "measured from 2026-12-03 12:47 UTC (ingest) and 2026-12-01 10:45 UTC (queries)" in line
+    assert "query time limit 120 s" in line
+    (alone,) = merged([], again)  # a size measured by one run: one date, and no query settings
+    assert "measured from 2026-12-03 12:47 UTC, load average" in size_line(alone, "")
+    assert "query time limit" not in size_line(alone, "")
