@@ -733,7 +733,9 @@ class EmbeddedStore(Store):
     def write_many(self, changes: Sequence[Change]) -> None:
         """With a load begun (see :meth:`begin_load`), every change fresh (as :meth:`write` has
         it): all in one bulk load, in no transaction; a failure raises LoadUndone, the store
-        empty again. Else each in its own transaction."""
+        empty again. Else each in its own transaction. A blank node label stands for one node
+        across the group, not one write; the labels pages carry are random (pyoxigraph's and
+        rdflib's), so no two pages share one."""
         if not self._loading or not all(self._fresh(change) for change in changes):
             super().write_many(changes)
             return
