@@ -198,8 +198,10 @@ def test_killing_the_server_mid_ingest_leaves_whole_pages_and_a_clear_error(
         # The kill waits for the event (ten pages written), however slow the machine is.
         while count_pages(server.url) < 10 and ingest.poll() is None:
             time.sleep(0.05)
+        ended = ingest.poll()
         server.kill()
         out, err = ingest.communicate(timeout=PATIENCE)
+        assert ended is None, f"the ingest ended before the kill (exit {ended}): {out}{err}"
     finally:
         if ingest.poll() is None:
             ingest.kill()
