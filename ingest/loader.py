@@ -338,8 +338,9 @@ def ingest_files(
     raised, naming the file.
 
     A batch of LOAD_PAGES files or more into an empty store that can load at once (see
-    Store.begin_load) is written in groups, each reported once it is in; if a write fails,
-    the store is empty again and IngestStopped says so (``emptied``)."""
+    Store.begin_load) is written in groups of about LOAD_TRIPLES triples, at most two groups
+    ahead rather than ``depth`` pages, each reported once it is in; if a write fails, the
+    store is empty again and IngestStopped says so (``emptied``)."""
     files = [given if isinstance(given, Input) else Input(given) for given in paths]
     at_once = len(files) >= LOAD_PAGES and store.begin_load()
     try:
@@ -434,7 +435,7 @@ class _Writer(threading.Thread):
         """Whether write ``number`` is done; with ``block``, wait for it or for a failure (a
         group not full yet is written then)."""
         if block and self.group and self._done < number:
-            self._send(_FLUSH)  # outside the lock: the queue may be full until the writer takes
+            self.queue.put(_FLUSH)  # grouped, the queue has no bound: this never waits
         with self._changed:
             while block and self._done < number and self.failure is None:
                 self._changed.wait()

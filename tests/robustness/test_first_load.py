@@ -66,9 +66,13 @@ def test_a_first_load_ends_as_page_by_page(corpus: list[Path], tmp_path: Path) -
         serial = [loader.ingest_file(one, path, NOW) for path in corpus]
         expected = store_graphs(one)
         catalogue = versions_catalogue(one)
+    loading = tmp_path / "at-once" / EmbeddedStore.LOAD_FILE
     with EmbeddedStore(tmp_path / "at-once") as many:
-        outcomes = list(loader.ingest_files(many, corpus, NOW))
-        assert not (tmp_path / "at-once" / EmbeddedStore.LOAD_FILE).exists()
+        outcomes = []
+        for outcome in loader.ingest_files(many, corpus, NOW):
+            assert loading.exists()  # loaded at once, not page by page
+            outcomes.append(outcome)
+        assert not loading.exists()
         got = store_graphs(many)
         assert versions_catalogue(many) == catalogue
         assert many.check_view().exact
