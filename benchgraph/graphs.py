@@ -21,7 +21,7 @@
 
 from __future__ import annotations
 
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from benchgraph.vocab import ID
 
@@ -36,6 +36,11 @@ STAGING = "urn:benchgraph:staging:"
 def page(key: str) -> str:
     """Name of the named graph that holds the source page whose identity is ``key``."""
     return PAGES + quote(key, safe="/-")
+
+
+def key_of(graph: str) -> str:
+    """The identity of the page whose page graph is ``graph`` ("" for another graph)."""
+    return unquote(graph[len(PAGES) :]) if graph.startswith(PAGES) else ""
 
 
 def history(key: str, sha256: str) -> str:

@@ -571,7 +571,14 @@ class EmbeddedStore(Store):
     # absence beside page graphs means the view is not built yet, whatever the default graph
     # holds, so an upgrade stopped half-way is started again, never taken for done.
     LAYOUT_FILE = "benchgraph-layout.json"
-    LAYOUT = '{"layout": 2, "default graph": "the merged view of the page graphs"}\n'
+    # Layout 2: the merged view. Layout 3: each source named by which source it is, never by what
+    # it says (:mod:`benchgraph.identities` upgrades a store of layout 2 when opened to write).
+    LAYOUT_NUMBER = 3
+    LAYOUT = (
+        '{"layout": 3, "default graph": "the merged view of the page graphs", '
+        '"identities": "a source is named by which source it is"}\n'
+    )
+    VIEW_LAYOUT = '{"layout": 2, "default graph": "the merged view of the page graphs"}\n'
     # There while many pages are loaded into an empty store at once (see begin_load).
     LOAD_FILE = "benchgraph-loading.json"
 
@@ -606,6 +613,11 @@ class EmbeddedStore(Store):
                 self._unfinished_load(notify)
             if not layout.is_file():
                 self._adopt(layout, notify)
+            if not read_only and self._layout(layout) < self.LAYOUT_NUMBER:
+                from benchgraph.identities import upgrade  # built on the store
+
+                upgrade(self, notify)
+                _write_synced(layout, self.LAYOUT)
         except BaseException:
             self._release()
             raise
@@ -649,6 +661,21 @@ class EmbeddedStore(Store):
         if (Path(self.location) / self.LOAD_FILE).exists():
             raise StoreError(f"cannot empty the store at {self.location} of its unfinished load")
 
+    def _layout(self, layout: Path) -> int:
+        """The layout number the store's layout file records. Raises StoreError for a file
+        that cannot be read or does not parse: the store is not taken for another."""
+        try:
+            found = json.loads(layout.read_text(encoding="utf-8")).get("layout")
+        except (OSError, ValueError, AttributeError) as error:
+            raise StoreError(
+                f"{layout}: cannot read the store's layout ({error}): the store may be damaged; "
+                "restore it from a dump (`benchgraph export`), or copy what it holds to a new "
+                "store (`benchgraph copy`)"
+            ) from None
+        if not isinstance(found, int):
+            raise StoreError(f"{layout}: no layout number in it: the store may be damaged")
+        return found
+
     def _adopt(self, layout: Path, notify: Notify | None) -> None:
         """Mark a new store as being of this layout, or upgrade one of the earlier layout."""
         pages = [g for g in self.named_graphs() if graphs.is_page(g)]
@@ -681,7 +708,7 @@ class EmbeddedStore(Store):
                     f"({time.perf_counter() - started:.1f} s)"
                 )
         self._store.flush()
-        layout.write_text(self.LAYOUT, encoding="utf-8")
+        layout.write_text(self.VIEW_LAYOUT if pages else self.LAYOUT, encoding="utf-8")
 
     def close(self) -> None:
         if not self._read_only:

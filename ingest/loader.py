@@ -14,22 +14,28 @@ Within one batch a page is loaded from the first file that holds it.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import io
 import os
 import queue
+import re
 import threading
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from types import ModuleType
+from typing import BinaryIO
 
 import pyoxigraph as ox
 
-from benchgraph import graphs, iris, validation, versions
+from benchgraph import graphs, iris, queries, validation, versions
 from benchgraph.outcomes import Outcome
 from benchgraph.store import Change, EmbeddedStore, LoadUndone, Store, StoreError, is_remote
 from benchgraph.versions import Activity
 from ingest import leaderboard_csv, model_index, pwc_api, pwc_tables, radar, score_file, sota2
+from ingest.locating import MANIFEST, LocatingError, Locator, Repository
 from ingest.mapper import map_page
 from ingest.records import Page, PageError
 
@@ -51,16 +57,59 @@ class NotAPage(PageError):
     its page. A file met by walking a folder is skipped for it; a file named is refused."""
 
 
-def read_page(data: bytes, origin: str) -> Page:
-    """Detect the format of ``data`` from its content and parse it.
+def read_page(data: bytes, origin: str, repository: Repository | None = None) -> Page:
+    """The one source ``data`` holds (see :func:`read_pages`). Raises NotAPage and PageError as
+    read_pages does, and PageError for a file that holds several sources."""
+    pages = read_pages(data, origin, repository)
+    if len(pages) > 1:
+        raise PageError(
+            origin,
+            "",
+            f"the file holds {len(pages)} sources, not one",
+            "load it with `benchgraph ingest`, which loads each source on its own",
+        )
+    return pages[0]
+
+
+def read_pages(data: bytes, origin: str, repository: Repository | None = None) -> list[Page]:
+    """Detect the format of ``data`` from its content and parse it into its sources: one Page
+    for a page, a model card or an API response, one per leaderboard or benchmark of a file of
+    many (Papers with Code tables, score files, crawled CSVs). ``repository`` is a model card's
+    Hugging Face repository, when known (:mod:`ingest.locating`).
 
     Raises NotAPage for empty or binary input and for text no format recognises, and PageError
-    for a page of a known format that does not parse (or is not UTF-8).
+    for a file of a known format that does not parse (or is not UTF-8), or part of one that
+    does not (the first such part of a file of many sources).
     """
-    if not data.strip():
+    found: list[Page] = []
+    for item in read_sources(io.BytesIO(data), origin, repository):
+        if isinstance(item, PageError):
+            raise item
+        found.append(item)
+    return found
+
+
+def read_sources(
+    file: BinaryIO, origin: str, repository: Repository | None = None
+) -> Iterator[Page | PageError]:
+    """The sources of the file open at ``file`` (read from its start), in file order: each a
+    Page, or a PageError for a part of a file of many sources that cannot be read (its other
+    parts go on). Papers with Code tables are read incrementally: memory holds one task at a
+    time, whatever the file's size.
+
+    Raises NotAPage for empty or binary input and for text no format recognises, and PageError
+    for a file of a known format that does not parse as a whole (or is not UTF-8).
+    """
+    head = file.read(_HEAD)
+    if not head.strip():
         raise NotAPage(origin, "", "the file is empty", f"expected {KNOWN_FORMATS}")
-    if b"\x00" in data[:8192]:
+    if b"\x00" in head[:8192]:
         raise NotAPage(origin, "", "binary data, not a text page")
+    if len(head) == _HEAD and _sniffed(_text_start(head)) is pwc_tables:
+        file.seek(0)
+        yield from pwc_tables.read(file, origin)
+        return
+    data = head + file.read()
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -69,16 +118,30 @@ def read_page(data: bytes, origin: str) -> Page:
             origin, f"byte {error.start}", "not UTF-8 text", "source pages are UTF-8"
         ) from None
     parser = _sniffed(text)
-    if parser is not None:
-        return parser.parse(data, origin)
-    raise NotAPage(
-        origin,
-        "",
-        f"not a source page nor a result file: none of {KNOWN_FORMATS}",
-        "a sota2 page starts with '# <Task> on <Dataset>' and has a Scope table; "
-        "a Radar page's first line ends with '· AI Benchmark Radar'; "
-        "docs/formats.md shows each result file's format",
-    )
+    if parser is None:
+        raise NotAPage(
+            origin,
+            "",
+            f"not a source page nor a result file: none of {KNOWN_FORMATS}",
+            "a sota2 page starts with '# <Task> on <Dataset>' and has a Scope table; "
+            "a Radar page's first line ends with '· AI Benchmark Radar'; "
+            "docs/formats.md shows each result file's format",
+        )
+    if parser is model_index:
+        name, revision = (repository.name, repository.revision) if repository else (None, None)
+        yield model_index.parse(data, origin, repository=name, revision=revision)
+        return
+    if repository is not None:
+        raise PageError(
+            origin, "", f"a repository is given, but the file is no model card ({parser.FORMAT})"
+        )
+    parsed = parser.parse(data, origin)
+    yield from parsed if isinstance(parsed, list) else [parsed]
+
+
+# How much of a file is read to tell its format before the rest; a file of Papers with Code
+# tables longer than this is read incrementally.
+_HEAD = 1 << 20
 
 
 def _sniffed(text: str) -> ModuleType | None:
@@ -86,26 +149,38 @@ def _sniffed(text: str) -> ModuleType | None:
     return next((parser for parser in PARSERS if parser.sniff(text)), None)
 
 
+def _text_start(head: bytes) -> str:
+    """The start of a file as text, a character cut at the end of ``head`` left out."""
+    return head.decode("utf-8-sig", errors="ignore")
+
+
 @dataclass(frozen=True)
 class Input:
     """A file to ingest: ``named`` on the command line, or met by walking a folder (then one
-    that is not a page is skipped, not refused)."""
+    that is not a page is skipped, not refused), and the Hugging Face repository it is the
+    card of, when known (:mod:`ingest.locating`)."""
 
     path: Path
     named: bool = True
+    repository: Repository | None = None
 
 
 def expand(
-    paths: Iterable[str | Path], store: str | Path | None = None
+    paths: Iterable[str | Path],
+    store: str | Path | None = None,
+    repository: Repository | None = None,
 ) -> Iterator[Input | Outcome]:
     """Yield the files named by ``paths``, each file once (named, if it is named anywhere): a
     file as named, a folder's files as :func:`walk` finds them (past the store at ``store``, a
-    folder or a URL). Yield an ``unreadable`` Outcome for a path that does not exist and a
-    ``refused`` one for a folder named that is a store."""
+    folder or a URL), each with its repository (``repository`` for every file, else what
+    :class:`ingest.locating.Locator` finds). Yield an ``unreadable`` Outcome for a path that
+    does not exist or a file whose manifest cannot be read, and a ``refused`` one for a folder
+    named that is a store."""
     given = list(paths)
     own = None if store is None or is_remote(str(store)) else Path(store).resolve()
     named = {Path(raw).resolve() for raw in given if Path(raw).is_file()}
     seen: set[Path] = set()
+    locator = Locator()
     for raw in given:
         path = Path(raw)
         if path.is_dir() and _is_store(path, own):
@@ -124,22 +199,35 @@ def expand(
             continue
         for file in found:
             resolved = file.resolve()
-            if resolved not in seen:
-                seen.add(resolved)
-                yield Input(file, named=resolved in named)
+            if resolved in seen:
+                continue
+            seen.add(resolved)
+            try:
+                located = repository or locator.locate(file)
+            except LocatingError as error:
+                yield Outcome(str(file), "unreadable", f"{file}: {error}")
+                continue
+            yield Input(file, named=resolved in named, repository=located)
 
 
 def walk(folder: Path, store: Path | None = None) -> list[Path]:
     """The files in ``folder`` and its folders, sorted, past what holds no pages: hidden files
     and folders, stores (the one at the resolved path ``store``, and any folder with a store's
     layout file), virtualenvs (a folder with ``pyvenv.cfg``), ``*.egg-info`` and
-    :data:`BUILD_FOLDERS`. Folders linked to are not followed."""
+    :data:`BUILD_FOLDERS`, and the folders' manifests of repositories. Folders linked to are
+    not followed."""
     found: list[Path] = []
     for top, folders, files in os.walk(folder):
         here = Path(top)
         folders[:] = [name for name in folders if not _passed_by(here / name, store)]
-        found.extend(here / name for name in files if not name.startswith("."))
+        found.extend(here / name for name in files if not _unread(name))
     return sorted(file for file in found if file.is_file())
+
+
+def _unread(name: str) -> bool:
+    """Whether a file a walk meets is passed by: a hidden file, or a folder's manifest of
+    repositories (:data:`ingest.locating.MANIFEST`), which is no page."""
+    return name.startswith(".") or name == MANIFEST
 
 
 def _passed_by(folder: Path, store: Path | None) -> bool:
@@ -178,52 +266,104 @@ class Write:
         return sum(len(ts) for group in (change.replaced, change.added) for ts in group.values())
 
 
+@dataclass
+class Batch:
+    """What one ingest knows across its files: its time ``now`` and ``activity``, the page
+    graphs it has accepted (with the file that holds each), and the results of its accepted
+    pages whose IDs are not scoped to their source (sota2's and Radar's), with their values
+    and sources, to tell two sources that give one result two values."""
+
+    now: str | None = None
+    activity: Activity | None = None
+    accepted: dict[str, str] = field(default_factory=dict)
+    claimed: dict[str, tuple[str, str]] = field(default_factory=dict)
+    read: Callable[[int], None] | None = None  # told how far into its file a source ends
+
+
 def prepare(
-    store: Store,
-    path: Path,
-    now: str | None = None,
-    named: bool = True,
-    accepted: dict[str, str] | None = None,
-    activity: Activity | None = None,
-) -> Outcome | Write:
-    """Read one file and go on as :func:`prepare_bytes` with its bytes: the Outcome of a page
-    that is unreadable, unchanged, refused or skipped, else the Write that loads it."""
-    origin = str(path)
+    store: Store, given: Input | Path, batch: Batch | None = None
+) -> Iterator[Outcome | Write]:
+    """Read one file and go on with each of its sources as :func:`prepare_page` does, in file
+    order: the Outcome of each source that is unchanged or refused (or of the file, when it is
+    unreadable, skipped or refused whole), else the Write that loads it. Then, once its
+    sources are read, the Write that withdraws a source stored under an earlier identity rule
+    whose bytes were this file's (see :func:`_replaced`). Raises StoreError when the store
+    cannot be read."""
+    file = given if isinstance(given, Input) else Input(given)
+    batch = batch if batch is not None else Batch()
+    origin = str(file.path)
     try:
-        data = path.read_bytes()
+        handle = file.path.open("rb")
     except OSError as error:
-        return Outcome(origin, "unreadable", f"{origin}: cannot read: {error.strerror}")
-    return prepare_bytes(store, data, origin, now, named, accepted, activity)
+        yield Outcome(origin, "unreadable", f"{origin}: cannot read: {error.strerror}")
+        return
+    keys: list[str] = []
+    with handle:
+        try:
+            for item in read_sources(handle, origin, file.repository):
+                if isinstance(item, PageError):
+                    yield Outcome(origin, "refused", str(item), reasons=(str(item),))
+                    continue
+                keys.append(item.key)
+                yield prepare_page(store, item, batch)
+                if batch.read is not None:
+                    batch.read(handle.tell())
+        except NotAPage as error:
+            if file.named:
+                yield Outcome(origin, "refused", str(error), reasons=(str(error),), not_a_page=True)
+            else:
+                yield Outcome(origin, "skipped", f"{origin}: {error.problem}", not_a_page=True)
+            return
+        except PageError as error:
+            yield Outcome(origin, "refused", str(error), reasons=(str(error),))
+            return
+        except OSError as error:
+            yield Outcome(origin, "unreadable", f"{origin}: cannot read: {error.strerror}")
+            return
+        if keys:
+            yield from _replaced(store, _digest(handle), keys, origin, batch)
+
+
+def _digest(handle: io.BufferedReader) -> str:
+    """The SHA-256 of the whole file open at ``handle``."""
+    handle.seek(0)
+    return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def prepare_bytes(
-    store: Store,
-    data: bytes,
-    origin: str,
-    now: str | None = None,
-    named: bool = True,
-    accepted: dict[str, str] | None = None,
-    activity: Activity | None = None,
+    store: Store, data: bytes, origin: str, batch: Batch | None = None
 ) -> Outcome | Write:
-    """Parse, map and validate the bytes of one page, read from ``origin`` (the name messages
-    give it): the Outcome of a page that is unchanged, refused, unreadable (the shapes cannot
-    be read) or (not ``named``, and not a page) skipped, else the Write that loads it (its
-    outcome ``loaded``, or ``kept`` for a version older than the current one). ``activity``
-    is the ingest it belongs to (by default, one of its own, ending with its write).
-
-    ``accepted`` maps the page graphs a batch has accepted so far to their files: a page already
-    in it is refused before the store is read, and an accepted page is added to it. Raises
+    """Parse, map and validate the bytes of one source, read from ``origin`` (the name
+    messages give it), as :func:`prepare_page` does: the Outcome of a page that is unchanged,
+    refused or unreadable (the shapes cannot be read), else the Write that loads it. A file
+    of several sources is refused: each is loaded on its own by :func:`prepare`. Raises
     StoreError when the store cannot be read."""
     try:
         page = read_page(data, origin)
-        graph = graphs.page(page.key)
-        if accepted is not None and graph in accepted:
-            return Outcome(
-                origin,
-                "refused",
-                f"{origin}: the same page as {accepted[graph]} (page identity {page.key}); "
-                "only the first is loaded (keep one of the two files)",
-            )
+    except PageError as error:
+        refusal = str(error)
+        return Outcome(
+            origin, "refused", refusal, reasons=(refusal,), not_a_page=isinstance(error, NotAPage)
+        )
+    return prepare_page(store, page, batch if batch is not None else Batch())
+
+
+def prepare_page(store: Store, page: Page, batch: Batch) -> Outcome | Write:
+    """Map and validate ``page``: the Outcome of a page that is unchanged, refused (a
+    violation of the shapes, a source ``batch`` has accepted already, a result another source
+    gives another value) or unreadable (the shapes cannot be read), else the Write that loads
+    it (its outcome ``loaded``, or ``kept`` for a version older than the current one).
+    An accepted page is added to ``batch``. Raises StoreError when the store cannot be read."""
+    origin = page.origin
+    graph = graphs.page(page.key)
+    if graph in batch.accepted:
+        return Outcome(
+            origin,
+            "refused",
+            f"{origin}: the same page as {batch.accepted[graph]} (page identity {page.key}); "
+            "only the first is loaded (keep one of the two files)",
+        )
+    try:
         known = versions.read(store, page.key)
         found = known.find(page.sha256)
         if found is not None and (found.current or known.current is not None):
@@ -231,20 +371,125 @@ def prepare_bytes(
                 origin, "unchanged", "", len(page.results), graph, page=page.key
             )
         else:
-            item = _validated(page, origin, known, now, activity)
+            clash = _clash(store, page, batch)
+            if clash:
+                return Outcome(origin, "refused", clash, reasons=(clash,))
+            item = _validated(page, origin, known, batch.now, batch.activity)
             if isinstance(item, Outcome):  # refused: not one of the batch's pages
                 return item
-    except NotAPage as error:
-        if named:
-            return Outcome(origin, "refused", str(error), reasons=(str(error),), not_a_page=True)
-        return Outcome(origin, "skipped", f"{origin}: {error.problem}", not_a_page=True)
-    except PageError as error:
-        return Outcome(origin, "refused", str(error), reasons=(str(error),))
     except validation.ShapesError as error:
         return Outcome(origin, "unreadable", f"{origin}: cannot validate: {error}")
-    if accepted is not None:
-        accepted[graph] = origin
+    batch.accepted[graph] = origin
+    if isinstance(item, Write) and item.outcome.status == "loaded":
+        for iri, value in _unscoped(page):
+            batch.claimed[iri] = (value, page.key)
     return item
+
+
+def _unscoped(page: Page) -> Iterator[tuple[str, str]]:
+    """The IRIs and values of the page's results whose IDs are not scoped to the page's source
+    (a sota2 result ID, a Radar row's key): another source may give the same ID."""
+    scope = page.key + "/"
+    for result in page.results:
+        if not result.source_id.startswith(scope):
+            yield iris.result(result.source_id), result.value
+
+
+def _clash(store: Store, page: Page, batch: Batch) -> str:
+    """Why ``page`` cannot be loaded without one of its results holding two values in the
+    merged view (another current source, in the store or accepted by ``batch``, gives that
+    result another value), naming both sources; "" when none does."""
+    mine = dict(_unscoped(page))
+    if not mine:
+        return ""
+    theirs: dict[str, tuple[str, str]] = {}
+    for iri in mine:
+        if iri in batch.claimed:
+            theirs[iri] = batch.claimed[iri]
+    own = graphs.page(page.key)
+    for benchmark in {r.benchmark or page.benchmark for r in page.results} - {None}:
+        assert benchmark is not None
+        answer = store.query(
+            queries.internal("benchmark-values"),
+            {
+                "benchmark": ox.NamedNode(iris.benchmark(benchmark)),
+                "own": ox.NamedNode(own),
+                "pages": ox.Literal(graphs.PAGES),
+            },
+            default_graph=(),
+        )
+        assert isinstance(answer, ox.QuerySolutions)
+        for row in answer:
+            result, value, graph = (_text(row[name]) for name in ("result", "value", "graph"))
+            if result in mine:
+                theirs.setdefault(result, (value, graphs.key_of(graph)))
+    for iri, (value, key) in theirs.items():
+        if key != page.key and not _same_number(value, mine[iri]):
+            result = iri.removeprefix(iris.result(""))
+            return (
+                f"{page.origin}: result {result} is {mine[iri]} here, but {value} in the source "
+                f"{key}: one result would hold two values (two sources give it, and this page "
+                f"is not a version of {key}); withdraw one of them (`benchgraph remove`), or "
+                "correct the page that is wrong"
+            )
+    return ""
+
+
+def _text(term: object) -> str:
+    return str(getattr(term, "value", ""))
+
+
+def _same_number(first: str, second: str) -> bool:
+    try:
+        return Decimal(first) == Decimal(second)
+    except InvalidOperation:
+        return first == second
+
+
+def _replaced(
+    store: Store, sha256: str, keys: list[str], origin: str, batch: Batch
+) -> Iterator[Outcome | Write]:
+    """The Writes that withdraw each source whose current version has the bytes ``sha256`` of
+    the file at ``origin`` under another identity than the file's ``keys``: the file read by an
+    earlier identity rule (a card named by its model, a whole tables file as one source), or a
+    card of unknown repository (its content hash) that now comes with its repository. A card
+    known by its repository is a source of its own and is never withdrawn for another's bytes,
+    nor is a source this batch has accepted. Each is kept as history, as a removal keeps it."""
+    answer = store.query(
+        queries.internal("current-of-hash"),
+        {
+            "sha": ox.Literal(sha256),
+            "versions": ox.NamedNode(graphs.VERSIONS),
+            "pages": ox.Literal(graphs.PAGES),
+        },
+        default_graph=(),
+    )
+    assert isinstance(answer, ox.QuerySolutions)
+    found = sorted({versions.key_of(_text(row["source"])) for row in answer})
+    for key in found:
+        graph = graphs.page(key)
+        if not key or key in keys or graph in batch.accepted or _REPOSITORY_KEY.fullmatch(key):
+            continue
+        withdrawn = versions.withdrawal(versions.read(store, key), batch.now or validation.now())
+        if withdrawn is None:
+            continue
+        change = Change(
+            {graph: [], graphs.report(graph): []},
+            withdrawn.kept,
+            withdrawn.added,
+            withdrawn.deleted,
+        )
+        shown = ", ".join(keys[:3]) + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
+        message = (
+            f"{origin}: the source {key}, stored under an earlier identity of this file's "
+            f"bytes, is now {shown}: withdrawn (kept as history)"
+        )
+        batch.accepted[graph] = origin
+        yield Write(change, Outcome(origin, "replaced", message, page=key, graph=graph))
+
+
+# A model card known by its Hugging Face repository: ``model-index/ORG/NAME``.
+_REPOSITORY_KEY = re.compile(r"model-index/[^/]+/[^/]+")
 
 
 def _validated(
@@ -291,15 +536,18 @@ def ingest_file(store: Store, path: Path, now: str | None = None) -> Outcome:
     """Load one file into ``store``: its page, once validated against the shapes, replaces that
     page's graph and its stored validation report, atomically. A page with a violation is
     ``refused`` and the store is untouched; the Outcome's message names the file, the focus
-    nodes' source IDs and the shapes' messages.
+    nodes' source IDs and the shapes' messages. A file of several sources has each loaded so,
+    and gives the Outcome of its first (:func:`ingest_files` gives each).
 
     Raises StoreError when the store cannot be read or written (the page then keeps its
     previous version): that stops a batch, whose other pages would fail alike."""
-    item = prepare(store, path, now)
-    if isinstance(item, Write):
-        store.write(item.change)
-        return item.outcome
-    return item
+    outcomes = []
+    for item in prepare(store, path, Batch(now=now)):
+        if isinstance(item, Write):
+            store.write(item.change)
+            item = item.outcome
+        outcomes.append(item)
+    return outcomes[0]
 
 
 class IngestStopped(Exception):
@@ -315,49 +563,87 @@ class IngestStopped(Exception):
         self.emptied = emptied
 
 
-# A batch of at least this many files, ingested into an empty embedded store, is loaded at once
-# (Store.begin_load): in groups of about LOAD_TRIPLES triples, each a bulk load (BENCHMARKS.md,
-# section 1). A smaller batch takes seconds either way, and page by page each page is kept as
-# soon as it is written. Groups of 50,000 triples were as fast at 10,000 pages (185 s against
-# 189 s) but peaked at 406 MB against 315 MB.
+# A batch of at least this many files, or of files of at least LOAD_BYTES bytes in all (a Papers
+# with Code archive: one file, thousands of sources), ingested into an empty embedded store, is
+# loaded at once (Store.begin_load): in groups of about LOAD_TRIPLES triples, each a bulk load
+# (BENCHMARKS.md, section 1). A smaller batch takes seconds either way, and page by page each
+# page is kept as soon as it is written. Groups of 50,000 triples were as fast at 10,000 pages
+# (185 s against 189 s) but peaked at 406 MB against 315 MB.
 LOAD_PAGES = 100
+LOAD_BYTES = 8 << 20
 LOAD_TRIPLES = 25_000
+
+# Told how far a batch has read: the bytes of its files read so far, and all of them.
+Progress = Callable[[int, int], None]
 
 
 def ingest_files(
-    store: Store, paths: Iterable[Path | Input], now: str | None = None, depth: int = 4
+    store: Store,
+    paths: Iterable[Path | Input],
+    now: str | None = None,
+    depth: int = 4,
+    progress: Progress | None = None,
 ) -> Iterator[Outcome]:
-    """Load files in order, as :func:`ingest_file` would one after the other, and yield their
-    outcomes in order, each once its page is in the store. A page met again in the batch (the
-    same page graph) is refused before anything is written: the first file that holds it wins,
-    so the same batch run again changes nothing. A plain Path is a file named (see Input).
+    """Load files in order, as :func:`ingest_file` would one after the other, and yield the
+    outcomes of their sources in order, each once its source is in the store. A source met
+    again in the batch (the same page graph) is refused before anything is written: the first
+    file that holds it wins, so the same batch run again changes nothing. A plain Path is a
+    file named (see Input). ``progress``, if given, is told how far the files are read.
 
-    Writes run on a thread of their own while the next pages are parsed, mapped and validated
-    (the store writes without holding Python's lock), at most ``depth`` pages ahead. The first
-    failure of the store, reading or writing, stops everything after it: IngestStopped is
-    raised, naming the file.
+    Writes run on a thread of their own while the next sources are parsed, mapped and
+    validated (the store writes without holding Python's lock), at most ``depth`` sources
+    ahead. The first failure of the store, reading or writing, stops everything after it:
+    IngestStopped is raised, naming the file.
 
-    A batch of LOAD_PAGES files or more into an empty store that can load at once (see
-    Store.begin_load) is written in groups of about LOAD_TRIPLES triples, at most two groups
-    ahead rather than ``depth`` pages, each reported once it is in; if a write fails, the
-    store is empty again and IngestStopped says so (``emptied``)."""
+    A batch of LOAD_PAGES files or more, or of LOAD_BYTES bytes or more, into an empty store
+    that can load at once (see Store.begin_load) is written in groups of about LOAD_TRIPLES
+    triples, at most two groups ahead rather than ``depth`` sources, each reported once it is
+    in; if a write fails, the store is empty again and IngestStopped says so (``emptied``)."""
     files = [given if isinstance(given, Input) else Input(given) for given in paths]
-    at_once = len(files) >= LOAD_PAGES and store.begin_load()
+    sizes = [_size(file.path) for file in files]
+    large = len(files) >= LOAD_PAGES or sum(sizes) >= LOAD_BYTES
+    at_once = large and store.begin_load()
+    reading = _Reading(sizes, progress)
     try:
-        yield from _ingest(store, files, now, depth, LOAD_TRIPLES if at_once else 0)
+        yield from _ingest(store, files, now, depth, LOAD_TRIPLES if at_once else 0, reading)
     finally:
         store.end_load()
 
 
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+class _Reading:
+    """How far a batch has read its files, told to a Progress."""
+
+    def __init__(self, sizes: list[int], progress: Progress | None) -> None:
+        self.sizes = sizes
+        self.total = sum(sizes)
+        self.progress = progress
+        self.before = 0  # the bytes of the files read whole
+
+    def at(self, index: int, handle_at: int) -> None:
+        if self.progress is not None:
+            self.progress(self.before + min(handle_at, self.sizes[index]), self.total)
+
+    def done(self, index: int) -> None:
+        self.before += self.sizes[index]
+        if self.progress is not None:
+            self.progress(self.before, self.total)
+
+
 def _ingest(
-    store: Store, files: list[Input], now: str | None, depth: int, group: int
+    store: Store, files: list[Input], now: str | None, depth: int, group: int, reading: _Reading
 ) -> Iterator[Outcome]:
     """:func:`ingest_files`, its writes in groups of ``group`` triples (0: each on its own)."""
-    activity = Activity.begin(now or validation.now())
+    batch = Batch(now=now, activity=Activity.begin(now or validation.now()))
     writer = _Writer(store, depth, group)
     writer.start()
     waiting: deque[tuple[Outcome | Write, int]] = deque()  # with the number of its write
-    accepted: dict[str, str] = {}  # page graph: the file of the batch that holds it
 
     def ready(block: bool) -> Iterator[Outcome]:
         # Once a write failed, what came before it is still reported (pages written, pages
@@ -371,19 +657,23 @@ def _ingest(
 
     first = ""  # the first file written
     try:
-        for file in files:
+        for index, file in enumerate(files):
             if writer.failure is not None:
                 break
+            batch.read = lambda at, index=index: reading.at(index, at)
             try:
-                item = prepare(store, file.path, now, file.named, accepted, activity)
+                for item in prepare(store, file, batch):
+                    waiting.append((item, writer.put(item) if isinstance(item, Write) else 0))
+                    first = first or (str(file.path) if isinstance(item, Write) else "")
+                    yield from ready(block=False)
+                    if writer.failure is not None:
+                        break
             except StoreError as error:  # the store could not be read
                 yield from ready(block=True)  # the pages before it are written first
                 if writer.failure is None:
                     raise IngestStopped(error, str(file.path)) from None
                 break
-            waiting.append((item, writer.put(item) if isinstance(item, Write) else 0))
-            first = first or (str(file.path) if isinstance(item, Write) else "")
-            yield from ready(block=False)
+            reading.done(index)
         yield from ready(block=True)
     finally:
         writer.stop()
@@ -393,7 +683,8 @@ def _ingest(
             raise IngestStopped(cause, first, emptied=True)
         raise IngestStopped(cause, failed.outcome.origin)
     if writer.wrote:  # the ingest's end, once its pages are written (raises StoreError)
-        store.write(activity.end(validation.now()))
+        assert batch.activity is not None
+        store.write(batch.activity.end(validation.now()))
 
 
 class _Writer(threading.Thread):

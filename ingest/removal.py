@@ -24,7 +24,8 @@ from benchgraph import graphs, iris, queries, versions
 from benchgraph.outcomes import Removal
 from benchgraph.store import Store
 from benchgraph.validation import now
-from ingest.loader import read_page
+from ingest.loader import read_pages
+from ingest.locating import LocatingError, Locator, Repository
 from ingest.records import PageError
 
 NameKind = Literal["file", "source", "graph", "page"]
@@ -50,16 +51,26 @@ class PageName:
     key: str = ""
 
 
-def page_name(given: str) -> PageName:
-    """What ``given`` names: a file (read and parsed, as ingest reads it, for its identity),
-    else an IRI (a page graph's, or a source's). Raises UnnamedPage."""
+def page_names(given: str) -> list[PageName]:
+    """What ``given`` names: a file (read and parsed, as ingest reads it, for the identity of
+    each of its sources, a card with the repository ingest finds for it), else an IRI (a page
+    graph's, or a source's). Raises UnnamedPage."""
     path = Path(given)
     if path.is_file():
         try:
             data = path.read_bytes()
+            repository = Locator().locate(path)
         except OSError as error:
             raise UnnamedPage(f"{given}: cannot read: {error.strerror}") from None
-        return page_name_of(data, given)
+        except LocatingError as error:
+            raise UnnamedPage(f"{given}: {error}") from None
+        return page_names_of(data, given, repository)
+    return [page_name(given)]
+
+
+def page_name(given: str) -> PageName:
+    """What the IRI ``given`` names (a page graph's, or a source's). Raises UnnamedPage."""
+    path = Path(given)
     if path.exists():
         raise UnnamedPage(f"{given}: a folder, not a page ({_HOW})")
     if not _IRI.match(given):
@@ -79,14 +90,15 @@ def page_named(key: str) -> PageName:
     return PageName(key, "page", iris.source(key), key)
 
 
-def page_name_of(data: bytes, origin: str) -> PageName:
-    """The page whose content is ``data`` (read from ``origin``), by the identity ingest gives
-    it. Raises UnnamedPage when it does not parse, which leaves its identity unknown."""
+def page_names_of(data: bytes, origin: str, repository: Repository | None = None) -> list[PageName]:
+    """The sources whose content is ``data`` (read from ``origin``; a card of the Hugging
+    Face ``repository``, when known), by the identities ingest gives them. Raises UnnamedPage
+    when it does not parse, which leaves its identities unknown."""
     try:
-        page = read_page(data, origin)
+        pages = read_pages(data, origin, repository)
     except PageError as error:
         raise UnnamedPage(f"{error}; it gives no page identity, so nothing is removed") from None
-    return PageName(origin, "file", iris.source(page.key), page.key)
+    return [PageName(origin, "file", iris.source(page.key), page.key) for page in pages]
 
 
 def remove_pages(store: Store, names: Iterable[PageName]) -> Iterator[Removal]:

@@ -74,7 +74,7 @@ def parse(data: bytes, origin: str) -> Page:
     body_end = len(page.lines) if footer is None else footer
     headings = _headings(page, body_end)
     preamble_end = headings[0][0] if headings else body_end
-    title, url, key, updated, description = _parse_header(page, preamble_end)
+    title, url, updated, description = _parse_header(page, preamble_end)
     scope = _parse_scope(page, preamble_end)
     bounds = [index for index, _ in headings] + [body_end]
     blocks = {name: (bounds[i] + 1, bounds[i + 1]) for i, (_, name) in enumerate(headings)}
@@ -84,9 +84,7 @@ def parse(data: bytes, origin: str) -> Page:
     _check_primary(page, scope, metrics)
     results = _results(page, blocks, scope)
     number, count = _page_number(page, footer)
-    # A benchmark has a page per metric (and may have several pages per metric): a page's
-    # identity is its Source page name, its primary metric and, past the first, its number.
-    key = f"{key}/{normalise(scope.metric)}" + (f"/page-{number}" if number > 1 else "")
+    key = _key(scope, number)
     return Page(
         format=FORMAT,
         origin=origin,
@@ -173,8 +171,19 @@ def _headings(page: PageText, end: int) -> list[tuple[int, str]]:
     return headings
 
 
-def _parse_header(page: PageText, end: int) -> tuple[str, str, str, str, str | None]:
-    """Title, Source URL, page key, Data updated and description."""
+def _key(scope: _Scope, number: int) -> str:
+    """The page's identity: the benchmark and the metric it states, and past the first, its
+    page number (a benchmark has a page per metric, and may have several per metric). Never
+    its Source URL, which takes several forms for one page (the page, its ``.md``, a
+    ``?metric=`` link): each is the same page, and a later copy is a newer version of it."""
+    bench = scope.benchmark
+    split = f" ({bench.split})" if bench.split else ""
+    stated = normalise(f"{bench.task} on {bench.dataset}{split}")
+    return f"sota2/{stated}/{normalise(scope.metric)}" + (f"/page-{number}" if number > 1 else "")
+
+
+def _parse_header(page: PageText, end: int) -> tuple[str, str, str, str | None]:
+    """Title, Source URL, Data updated and description."""
     lines = page.lines
     first = next((i for i in range(end) if lines[i].strip()), None)
     title = _TITLE.match(lines[first]) if first is not None else None
@@ -198,7 +207,7 @@ def _parse_header(page: PageText, end: int) -> tuple[str, str, str, str, str | N
         raise page.error("page", "the 'Data updated: <timestamp>' line is missing or malformed")
     updated = _UPDATED.findall(lines[updated_at])[0]
     description = _paragraph_after(lines, updated_at + 1, end)
-    return unescape(title.group(1)), url, f"sota2/{slug}", updated, description
+    return unescape(title.group(1)), url, updated, description
 
 
 def _paragraph_after(lines: list[str], start: int, end: int) -> str | None:

@@ -13,7 +13,7 @@ class Tally:
 
     def __init__(self, verbose: bool) -> None:
         self.verbose = verbose
-        statuses = ("loaded", "unchanged", "kept", "refused", "unreadable", "skipped")
+        statuses = ("loaded", "unchanged", "kept", "refused", "unreadable", "skipped", "replaced")
         self.counts = {s: 0 for s in statuses}
         self.results = self.warnings = self.infos = 0
         self.lines: list[str] = []
@@ -43,6 +43,9 @@ class Tally:
         kept = ""
         if counts["kept"]:
             kept = f", {counts['kept']} {KEPT}"
+        # Only a store written under earlier identity rules has sources to replace.
+        if counts["replaced"]:
+            kept += f", {counts['replaced']} replaced (stored under an earlier identity)"
         return (
             f"{counts['loaded']} loaded, {counts['unchanged']} unchanged{kept}, "
             f"{counts['refused']} refused, {counts['unreadable']} unreadable{skipped}; "

@@ -151,12 +151,19 @@ class NoPage(Exception):
 
 
 def page_key(store: Store, given: str) -> str:
-    """The identity of the one page ``given`` names (see :func:`ingest.removal.page_name`).
+    """The identity of the one page ``given`` names (see :func:`ingest.removal.page_names`).
     Raises UnnamedPage for a name that gives none, NoPage for a source that has no page, and
-    ValueError for a source URL with several pages."""
-    from ingest.removal import page_name, pages_of
+    ValueError for a source URL, or a file, with several pages."""
+    from ingest.removal import page_names, pages_of
 
-    name = page_name(given)
+    names = page_names(given)
+    if len(names) > 1:
+        listed = ", ".join(name.key for name in names[:5])
+        raise ValueError(
+            f"{given}: holds {len(names)} sources ({listed}, ...); name one of them by its "
+            "identity or its source document's IRI"
+        )
+    name = names[0]
     if name.key:
         return name.key
     source = ox.NamedNode(name.source).value

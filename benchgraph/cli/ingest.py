@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
+from pathlib import Path
 
 from benchgraph import settings
 from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, show_progress, store_option
@@ -20,6 +22,13 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     ingest.add_argument("paths", nargs="+", metavar="PATH", help="a page file or a folder")
     store_option(ingest)
+    ingest.add_argument(
+        "--repository",
+        metavar="ORG/NAME[@REVISION]",
+        help="the Hugging Face repository the one model card named is the card of (else found "
+        "from a benchgraph-sources.yml manifest, the Hugging Face cache layout or an "
+        "ORG/NAME/README.md path; a card of unknown repository is its own source, by content)",
+    )
     ingest.add_argument(
         "--quiet",
         action="store_true",
@@ -39,12 +48,23 @@ def run_ingest(args: argparse.Namespace) -> int:
     """Handler of ``benchgraph ingest``."""
     # The parsers and the shapes are imported by the commands that read pages, not by the others.
     from ingest.loader import IngestStopped, Input, Outcome, expand, ingest_files
+    from ingest.locating import LocatingError, repository
     from ingest.tally import Tally
 
     location = settings.get("store", args.store)
-    items = list(expand(args.paths, store=location))  # folders are walked past the store
+    try:
+        given = repository(args.repository) if args.repository else None
+    except LocatingError as error:
+        sys.stderr.write(f"benchgraph: error: {error}\n")
+        return EXIT_ERROR
+    if given is not None and (len(args.paths) != 1 or not Path(args.paths[0]).is_file()):
+        sys.stderr.write(
+            "benchgraph: error: --repository names the repository of one card: name one file\n"
+        )
+        return EXIT_ERROR
+    items = list(expand(args.paths, store=location, repository=given))  # past the store
     files = [i for i in items if isinstance(i, Input)]
-    show_bar = sys.stderr.isatty() and not args.quiet and len(files) > 1
+    show_bar = sys.stderr.isatty() and not args.quiet
     tally = Tally(args.verbose)
     for outcome in items:
         if isinstance(outcome, Outcome):
@@ -52,10 +72,11 @@ def run_ingest(args: argparse.Namespace) -> int:
     failure: IngestStopped | None = None
     with open_store(location, notify=notice) as store:
         try:
-            for done, outcome in enumerate(ingest_files(store, files), start=1):
+            bar = _Bar() if show_bar else None
+            for outcome in ingest_files(store, files, progress=bar.read if bar else None):
                 tally.add(outcome)  # pages are not kept: a long ingest stays small
-                if show_bar:
-                    show_progress(done, len(files), outcome.origin)
+                if bar is not None:
+                    bar.show(outcome.origin)
         except IngestStopped as stopped:
             failure = stopped
     if show_bar:
@@ -81,3 +102,23 @@ def run_ingest(args: argparse.Namespace) -> int:
     if counts["unreadable"]:
         return EXIT_ERROR
     return EXIT_REFUSED if counts["refused"] else EXIT_OK
+
+
+class _Bar:
+    """The progress bar of an ingest on a terminal: how far its files are read, and how many
+    sources are done, drawn at most ten times a second."""
+
+    def __init__(self) -> None:
+        self.done = self.total = self.sources = 0
+        self._drawn = 0.0
+
+    def read(self, done: int, total: int) -> None:
+        self.done, self.total = done, total
+
+    def show(self, name: str) -> None:
+        self.sources += 1
+        now = time.monotonic()
+        if now - self._drawn >= 0.1 or self.done >= self.total:
+            self._drawn = now
+            percent = 100 * self.done // max(self.total, 1)
+            show_progress(percent, 100, f"% read, {self.sources} sources: {name}")

@@ -37,10 +37,10 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def run_remove(args: argparse.Namespace) -> int:
     """Handler of ``benchgraph remove``."""
-    from ingest.removal import UnnamedPage, page_name, remove_pages  # the parsers, when needed
+    from ingest.removal import UnnamedPage, page_names, remove_pages  # the parsers, when needed
 
     try:
-        names = [page_name(given) for given in args.names]
+        names = [name for given in args.names for name in page_names(given)]
     except UnnamedPage as error:
         sys.stderr.write(f"benchgraph: error: {error}\n")
         return EXIT_ERROR
