@@ -74,11 +74,15 @@ _SOURCE_FOLDERS = {"paper": "paper", "model card": "card", "document": "document
 def paper(ref: PaperRef) -> str:
     """IRI of a reporting or origin source. A paper: its 24-hex source ID if it has one, else
     its arXiv ID (``paper/arxiv-1810.04805``: result files of different formats that cite one
-    arXiv paper meet on it), else its normalised title, else its URL. A model card or another
-    document: its normalised title, else its URL.
+    arXiv paper meet on it), else its normalised title, else its URL. A model card: its source
+    ID when it has one (the Hub repository ``card/ORG/NAME``, or ``card/sha256-…`` for a card of
+    unknown repository: two cards that name their models alike stay two cards), else its
+    normalised title, else its URL. Another document: its normalised title, else its URL.
 
     Raises ValueError for a reference with none of these.
     """
+    if ref.kind == "model card" and ref.source_id:
+        return f"{ID}card/{quote(ref.source_id, safe='/-')}"
     if ref.kind != "paper":
         name = ref.title or ref.url
         if not name:

@@ -22,25 +22,35 @@ What each part becomes:
   ``metric config``, ``metric args`` (a mapping or a list of them as ``args.<key>`` settings);
   and the ``type`` of a task, dataset or metric labelled by its ``name`` when the type says
   something else (``dataset type`` = ``HuggingFaceH4/ifeval`` for ``IFEval (0-Shot)``).
-- Reporting source: the card (kind "model card", titled "<first model's name> model card", no
-  URL: the block does not say which repository it was cut from). A result that names its own
-  ``source`` was reported there instead: kind "paper" with its arXiv ID for an arXiv URL, else
-  "document" (the Open LLM Leaderboard).
-- Key: ``model-index/`` and the first model's normalised name, so a newer version of the card
-  replaces the older. Two cards that give their models the same name ("PPO") share a key.
-  Title: the first model's name; URL: None; publisher: the Hugging Face Hub, whose metadata
-  format this is. ``data_updated`` is None: a card states no date.
+- Reporting source: the card (kind "model card"). A result that names its own ``source`` was
+  reported there instead: kind "paper" with its arXiv ID for an arXiv URL, else "document" (the
+  Open LLM Leaderboard).
+- Identity: the block does not say which repository it was cut from, so the caller says it when
+  it knows (``repository="ORG/NAME"``, and the ``revision`` when known). Then the key is
+  ``model-index/ORG/NAME``, the card is ``ORG/NAME`` (titled "ORG/NAME model card") and the URL
+  its Hub page (with a revision, the card's file at that revision): a newer version of the card
+  replaces the older. Otherwise the key is ``model-index/sha256-`` and the first 16 hex digits of
+  the file's SHA-256, the card ``sha256-…`` (titled "<first model's name> model card", no URL):
+  a card of unknown repository is its own source, never another card's newer version, however
+  its models are named. Title: the first model's name; publisher: the Hugging Face Hub, whose
+  metadata format this is. ``data_updated`` is None: a card states no date.
+- A result's ID is built from what it states, not where it stands: the key, the model, the task,
+  the dataset (and split) and the metric, normalised, with ``/2``, ``/3`` for a repeat in file
+  order; ``location`` keeps its YAML path.
 
-The rule for this format: a card is many claims, one per metric (the rows). A metric whose value
-is not one number (``-``, ``n/a``, ``0.91 0.89``) is skipped with a warning; a ``verified``
-that is not true or false is dropped with a warning (the figure is kept, its verification
-unknown). A block whose structure is wrong is refused, with the YAML path: ``model-index`` not
-a list; a model without a name or a ``results`` list (a ``tasks`` list in its place), or with no
-results at all; a result without a ``task``, a ``dataset`` (or ``tasks``/``datasets`` in their
-place) or ``metrics``; a metric without a name and type, or without a ``value`` (null, or
-``values`` in its place); text where a mapping belongs, or a list where text does; ``args``
-holding more than 200 settings or nested in themselves. So is a card none of whose metrics can
-be read.
+The rule for this format: a card is many claims, one per metric (the rows). A metric with no
+value that is one number (none, null, ``-``, ``n/a``, ``TBD``, ``0.91 0.89``, ``0,912``, or a
+``values`` list in its place) is skipped with a warning naming its YAML path, and the card's
+other metrics load; a ``verified`` that is not true or false is dropped with a warning (the
+figure is kept, its verification unknown). A block whose structure is wrong is refused, with the
+YAML path: ``model-index`` not a list; a model without a name or a ``results`` list (a ``tasks``
+list in its place), or with no results at all; a result without a ``task``, a ``dataset`` (or
+``tasks``/``datasets`` in their place) or ``metrics``; a metric without a name and type; text
+where a mapping belongs, or a list where text does; ``args`` holding more than 200 settings or
+nested in themselves. So is a card none of whose metrics can be read.
+
+Front matter is read as the Hub reads it: after any blank or space-only lines, between a ``---``
+line and the next ``---`` (or ``...``) line.
 """
 
 from __future__ import annotations
@@ -48,16 +58,22 @@ from __future__ import annotations
 import hashlib
 import re
 from typing import Any
+from urllib.parse import quote
 
-from benchgraph.names import normalise
 from ingest.model_index_results import HINT, Reader
-from ingest.records import Page, PageError, PaperRef, ResultRecord, SourceFormat
+from ingest.records import Page, PageError, PaperRef, ResultRecord, SourceFormat, SourceKind
 from ingest.structured import load_yaml, shown
 
 FORMAT: SourceFormat = "model-index"
-# Where model cards in this format are published: the block names no repository, so the card
-# has no URL, and its publisher is how a reader goes back to it (the Hub, by the model's name).
+KIND: SourceKind = "model card"
+# Where model cards in this format are published: a card of unknown repository has no URL, and
+# its publisher is how a reader goes back to it (the Hub, by the model's name).
 PUBLISHER = "Hugging Face Hub"
+HUB = "https://huggingface.co"
+# A Hub repository ID: ORG/NAME, each part letters, digits, "-", "_" and "." beginning and ending
+# with a letter or digit, at most 96 characters, with no "--" or "..".
+_REPO_PART = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?")
+_REVISION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,254}")
 
 _KEY_LINE = re.compile(r"^model-index[ \t]*:", re.M)
 _FENCE = ("---", "...")
@@ -78,22 +94,60 @@ def sniff(text: str) -> bool:
     return all(_YAML_LINE.match(line) for line in text.split("\n"))
 
 
-def parse(data: bytes, origin: str) -> Page:
+def parse(
+    data: bytes, origin: str, repository: str | None = None, revision: str | None = None
+) -> Page:
     """Read the model-index block of ``data`` (a YAML block or a whole model card); ``origin``
-    names it in errors and in the Page.
+    names it in errors and in the Page. ``repository`` (``ORG/NAME``) is the Hub repository the
+    card was read from, when the caller knows it, and ``revision`` the card's revision there.
 
-    Raises PageError, with the YAML path, for a block whose structure is wrong (see the module's
-    rule) and for text that is not UTF-8 or not YAML.
+    Returns the Page, keyed ``model-index/ORG/NAME`` with a repository, else
+    ``model-index/sha256-`` and 16 hex digits of the SHA-256 of ``data``.
+
+    Raises ValueError for a repository that is not ``ORG/NAME`` in the Hub's characters, or a
+    revision that is not a Hub revision (or one given without a repository); PageError, with the
+    YAML path, for a block whose structure is wrong (see the module's rule), for a card none of
+    whose metrics can be read, and for text that is not UTF-8 or not YAML.
     """
+    if revision is not None and repository is None:
+        raise ValueError(f"the revision {revision!r} is given without its repository")
+    url = hub_url(repository, revision) if repository is not None else None
+    digest = hashlib.sha256(data).hexdigest()
     reader = Reader(origin)
     models = _models(_block(data, origin), origin)
     entries = [reader.model(model, index) for index, model in enumerate(models)]
     title = entries[0][0]
-    name = normalise(title)
-    if not name:
-        raise PageError(origin, "model-index[0].name", "has no letters or digits")
-    key = f"{FORMAT}/{name}"
-    return _page(data, reader, key, title, _results(reader, entries, key))
+    if repository is None:
+        card = PaperRef(source_id=f"sha256-{digest[:16]}", title=f"{title} model card", kind=KIND)
+    else:
+        card = PaperRef(source_id=repository, url=url, title=f"{repository} model card", kind=KIND)
+    key = f"{FORMAT}/{card.source_id}"
+    return _page(reader, key, title, url, digest, _results(reader, entries, card, key))
+
+
+def hub_url(repository: str, revision: str | None = None) -> str:
+    """The Hub page of the model ``repository`` (``ORG/NAME``), or with a ``revision`` (a
+    branch, a tag or a commit hash) the URL of its card at that revision.
+
+    Raises ValueError for a repository that is not two names of the Hub's characters (letters,
+    digits, ``-``, ``_``, ``.``) joined by one ``/``, or a revision that is no Hub revision.
+    """
+    parts = repository.split("/")
+    if len(parts) != 2 or not all(_legal(part) for part in parts):
+        raise ValueError(
+            f"{repository!r} is not a Hugging Face repository: write ORG/NAME, one '/' between "
+            "two names of letters, digits, '-', '_' and '.' (as in Phind/Phind-CodeLlama-34B-v2)"
+        )
+    if revision is None:
+        return f"{HUB}/{repository}"
+    if not _REVISION.fullmatch(revision) or ".." in revision or revision.endswith("/"):
+        raise ValueError(f"{revision!r} is not a revision: give a branch, a tag or a commit hash")
+    return f"{HUB}/{repository}/blob/{quote(revision, safe='')}/README.md"
+
+
+def _legal(part: str) -> bool:
+    """Whether ``part`` is one name of a Hub repository ID (the ORG or the NAME)."""
+    return _REPO_PART.fullmatch(part) is not None and "--" not in part and ".." not in part
 
 
 def _block(data: bytes, origin: str) -> object:
@@ -123,11 +177,11 @@ def _models(document: object, origin: str) -> list[object]:
 
 
 def _results(
-    reader: Reader, entries: list[tuple[str, dict[str, Any]]], key: str
+    reader: Reader, entries: list[tuple[str, dict[str, Any]]], card: PaperRef, key: str
 ) -> list[ResultRecord]:
-    """The results of every model in ``entries`` (their names and entries), each on the card
-    the first model names, ``key`` the Page's. Raises PageError when no metric can be read."""
-    card = PaperRef(title=f"{entries[0][0]} model card", kind="model card")
+    """The results of every model in ``entries`` (their names and entries), each reported on
+    ``card`` unless it names its own source, ``key`` the Page's. Raises PageError when no metric
+    can be read."""
     results = [
         result
         for index, (name, model) in enumerate(entries)
@@ -144,15 +198,18 @@ def _results(
     return results
 
 
-def _page(data: bytes, reader: Reader, key: str, title: str, results: list[ResultRecord]) -> Page:
-    """The Page of the block ``data``: its ``results`` and what ``reader`` kept of it."""
+def _page(
+    reader: Reader, key: str, title: str, url: str | None, digest: str, results: list[ResultRecord]
+) -> Page:
+    """The Page of a block whose bytes have the SHA-256 ``digest``: its ``results`` and what
+    ``reader`` kept of it."""
     metrics = reader.declarations()
     return Page(
         format=FORMAT,
         origin=reader.origin,
         key=key,
         title=title,
-        url=None,
+        url=url,
         data_updated=None,
         benchmark=metrics[0].benchmark,
         metrics=metrics,
@@ -161,19 +218,21 @@ def _page(data: bytes, reader: Reader, key: str, title: str, results: list[Resul
         declared_count=len(results),
         total_count=reader.rows,
         publisher=PUBLISHER,
-        sha256=hashlib.sha256(data).hexdigest(),
+        sha256=digest,
         warnings=tuple(reader.warnings),
     )
 
 
 def _front_matter(text: str) -> str | None:
-    """The YAML between a card's opening ``---`` line and the next ``---`` (or ``...``) line,
-    with the opening line left blank so that YAML's line numbers are the file's; None when the
-    text has no front matter (a ``---`` with no closing line starts a YAML document)."""
+    """The YAML between a card's opening ``---`` line (after any blank or space-only lines, as
+    the Hub reads a card) and the next ``---`` (or ``...``) line, with the lines before it left
+    blank so that YAML's line numbers are the file's; None when the text has no front matter (a
+    ``---`` with no closing line starts a YAML document)."""
     lines = text.split("\n")
-    if lines[0].rstrip() != "---":
+    start = next((n for n, line in enumerate(lines) if line.strip()), len(lines))
+    if start == len(lines) or lines[start].strip() != "---":
         return None
-    for index in range(1, len(lines)):
+    for index in range(start + 1, len(lines)):
         if lines[index].rstrip() in _FENCE:
-            return "\n" + "\n".join(lines[1:index])
+            return "\n" * (start + 1) + "\n".join(lines[start + 1 : index])
     return None

@@ -9,6 +9,7 @@ the block.
 from __future__ import annotations
 
 import datetime
+import hashlib
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +35,7 @@ _ARXIV = re.compile(
 )
 HINT = "a model-index lists models, each with a name and results of task, dataset and metrics"
 MAX_SETTINGS = 200  # per task, dataset or metric: a card's args are a few hyperparameters
+MAX_PART = 120  # characters of a name in a result's ID; a longer one is cut and given a digest
 RESULT_HINT = "a result gives its 'task', its 'dataset' and its 'metrics' side by side"
 
 
@@ -55,6 +57,7 @@ class Reader:
     warnings: list[PageWarning] = field(default_factory=list)
     rows: int = 0
     metrics: dict[tuple[Benchmark, str], _Metric] = field(default_factory=dict)
+    ids: set[str] = field(default_factory=set)
 
     def error(self, where: str, problem: str, hint: str = HINT) -> PageError:
         return PageError(self.origin, where, problem, hint)
@@ -108,7 +111,7 @@ class Reader:
                 config = (*task_settings, *dataset_settings, *settings)
                 records.append(
                     ResultRecord(
-                        source_id=f"{key}/{spot}",
+                        source_id=self.identify(key, name, benchmark, label),
                         method=name,
                         metric=label,
                         value=cell.value,
@@ -122,6 +125,21 @@ class Reader:
                     )
                 )
         return records
+
+    def identify(self, key: str, model: str, benchmark: Benchmark, metric: str) -> str:
+        """A result's ID in the Page ``key``, from what it states: the model, the benchmark's
+        task, dataset and split, and the metric, each normalised; ``/2``, ``/3``, ... for a
+        repeat of an ID already given."""
+        names = (model, benchmark.task, benchmark.dataset, benchmark.split, metric)
+        found = "/".join([key, *(_part(name) for name in names if name is not None)])
+        if found not in self.ids:
+            self.ids.add(found)
+            return found
+        repeat = 2
+        while f"{found}/{repeat}" in self.ids:
+            repeat += 1
+        self.ids.add(f"{found}/{repeat}")
+        return f"{found}/{repeat}"
 
     def part(self, result: dict[str, Any], where: str, part: str) -> tuple[str, list[Setting]]:
         """The label of a result's ``task`` or ``dataset`` and the settings it states."""
@@ -150,17 +168,22 @@ class Reader:
     def metric(
         self, item: object, where: str
     ) -> tuple[str, list[Setting], Cell, bool | None] | None:
-        """A metric's label, settings, value and verified flag; None (with a warning) for a
-        value that is not one number."""
+        """A metric's label, settings, value and verified flag; None (with a warning naming its
+        place) for a metric with no value that is one number: none, null, a placeholder, or a
+        ``values`` list in its place."""
         metric = self.mapping(item, where)
         if metric.get("value") is None:
             if "values" in metric:
-                raise self.error(
-                    where,
-                    "has 'values' (a list) where one 'value' should be",
+                self.warn(
+                    path(where, "values"),
+                    "skipped: 'values' (a list) where one 'value' should be",
                     "write one metric item, with its type and value, per value",
                 )
-            raise self.error(where, "has no value", "every metric gives its value")
+            elif "value" in metric:
+                self.warn(path(where, "value"), "skipped: no value (null)", "a value is one number")
+            else:
+                self.warn(where, "skipped: no value", "every metric gives its value")
+            return None
         label, settings = self.labelled(metric, where, "metric")
         settings += self.settings("metric config", metric.get("config"), where)
         settings += self.settings("metric args", metric.get("args"), where)
@@ -252,6 +275,17 @@ class Reader:
         if value is None or not value.strip():
             return None
         return str(value).strip()
+
+
+def _part(name: str) -> str:
+    """``name`` as one part of a result's ID: normalised, a name past MAX_PART characters cut
+    to 80 and the first 12 hex digits of its SHA-256, one with no letters or digits those 12
+    digits alone."""
+    part = normalise(name)
+    digest = hashlib.sha256((part or name).encode("utf-8")).hexdigest()[:12]
+    if not part:
+        return f"h{digest}"
+    return part if len(part) <= MAX_PART else f"{part[:80]}-{digest}"
 
 
 def _settings(key: str, value: object, found: list[Setting] | None = None) -> list[Setting]:
