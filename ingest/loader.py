@@ -190,6 +190,7 @@ def expand(
                 f"{raw}: a benchgraph store, not a folder of pages (name the pages' folder)",
             )
             continue
+        root = path if path.is_dir() else None
         if path.is_dir():
             found = walk(path, own)
         elif path.is_file():
@@ -203,7 +204,7 @@ def expand(
                 continue
             seen.add(resolved)
             try:
-                located = repository or locator.locate(file)
+                located = repository or locator.locate(file, root)
             except LocatingError as error:
                 yield Outcome(str(file), "unreadable", f"{file}: {error}")
                 continue
@@ -278,6 +279,7 @@ class Batch:
     accepted: dict[str, str] = field(default_factory=dict)
     claimed: dict[str, tuple[str, str]] = field(default_factory=dict)
     read: Callable[[int], None] | None = None  # told how far into its file a source ends
+    fresh: bool = False  # the batch began on an empty store
 
 
 def prepare(
@@ -397,41 +399,29 @@ def _unscoped(page: Page) -> Iterator[tuple[str, str]]:
 
 def _clash(store: Store, page: Page, batch: Batch) -> str:
     """Why ``page`` cannot be loaded without one of its results holding two values in the
-    merged view (another current source, in the store or accepted by ``batch``, gives that
-    result another value), naming both sources; "" when none does."""
-    mine = dict(_unscoped(page))
-    if not mine:
-        return ""
-    theirs: dict[str, tuple[str, str]] = {}
-    for iri in mine:
-        if iri in batch.claimed:
-            theirs[iri] = batch.claimed[iri]
-    own = graphs.page(page.key)
-    for benchmark in {r.benchmark or page.benchmark for r in page.results} - {None}:
-        assert benchmark is not None
-        answer = store.query(
-            queries.internal("benchmark-values"),
-            {
-                "benchmark": ox.NamedNode(iris.benchmark(benchmark)),
-                "own": ox.NamedNode(own),
-                "pages": ox.Literal(graphs.PAGES),
-            },
-            default_graph=(),
-        )
-        assert isinstance(answer, ox.QuerySolutions)
-        for row in answer:
-            result, value, graph = (_text(row[name]) for name in ("result", "value", "graph"))
-            if result in mine:
-                theirs.setdefault(result, (value, graphs.key_of(graph)))
-    for iri, (value, key) in theirs.items():
-        if key != page.key and not _same_number(value, mine[iri]):
-            result = iri.removeprefix(iris.result(""))
-            return (
-                f"{page.origin}: result {result} is {mine[iri]} here, but {value} in the source "
-                f"{key}: one result would hold two values (two sources give it, and this page "
-                f"is not a version of {key}); withdraw one of them (`benchgraph remove`), or "
-                "correct the page that is wrong"
+    merged view (another current source, accepted by ``batch`` or in the store, gives that
+    result another value), naming both sources; "" when none does. The store is not asked
+    when the batch began on an empty store."""
+    own = ox.NamedNode(graphs.page(page.key))
+    for iri, mine in _unscoped(page):
+        theirs = [batch.claimed[iri]] if iri in batch.claimed else []
+        if not theirs and not batch.fresh:
+            answer = store.query(
+                queries.internal("result-values"),
+                {"result": ox.NamedNode(iri), "own": own, "pages": ox.Literal(graphs.PAGES)},
+                default_graph=(),
             )
+            assert isinstance(answer, ox.QuerySolutions)
+            theirs = [(_text(row["value"]), graphs.key_of(_text(row["graph"]))) for row in answer]
+        for value, key in theirs:
+            if key != page.key and not _same_number(value, mine):
+                result = iri.removeprefix(iris.result(""))
+                return (
+                    f"{page.origin}: result {result} is {mine} here, but {value} in the source "
+                    f"{key}: one result would hold two values (two sources give it, and this "
+                    f"page is not a version of {key}); withdraw one of them (`benchgraph "
+                    "remove`), or correct the page that is wrong"
+                )
     return ""
 
 
@@ -640,7 +630,7 @@ def _ingest(
     store: Store, files: list[Input], now: str | None, depth: int, group: int, reading: _Reading
 ) -> Iterator[Outcome]:
     """:func:`ingest_files`, its writes in groups of ``group`` triples (0: each on its own)."""
-    batch = Batch(now=now, activity=Activity.begin(now or validation.now()))
+    batch = Batch(now=now, activity=Activity.begin(now or validation.now()), fresh=group > 0)
     writer = _Writer(store, depth, group)
     writer.start()
     waiting: deque[tuple[Outcome | Write, int]] = deque()  # with the number of its write

@@ -10,7 +10,8 @@ another by its repository, found in this order:
    REV}``;
 3. the Hugging Face cache layout ``models--ORG--NAME/snapshots/REVISION/README.md`` (what
    ``huggingface_hub`` downloads);
-4. the folder convention ``ORG/NAME/README.md``.
+4. the folder convention: a folder given to ingest holding ``ORG/NAME/README.md`` (the path
+   from that folder is exactly those three parts).
 
 Otherwise the card's repository is unknown, and its content hash is its identity: it is its
 own source, never another card's newer version (:mod:`ingest.model_index`).
@@ -67,10 +68,11 @@ class Locator:
     def __init__(self) -> None:
         self._manifests: dict[Path, Mapping[Path, Repository]] = {}
 
-    def locate(self, path: Path) -> Repository | None:
+    def locate(self, path: Path, root: Path | None = None) -> Repository | None:
         """The repository the file at ``path`` is a card of, by a manifest, the cache layout
-        or the folder convention (see the module); None when none says. Raises LocatingError
-        for a manifest that cannot be read."""
+        or (``root`` the folder given to ingest, in which it was found) the folder convention
+        (see the module); None when none says. Raises LocatingError for a manifest that
+        cannot be read."""
         resolved = path.resolve()
         for folder in resolved.parents:
             entries = self._manifest(folder)
@@ -78,7 +80,7 @@ class Locator:
                 return entries[resolved]
         if resolved.name.lower() != _CARD:
             return None
-        return _cached(resolved) or _conventional(resolved)
+        return _cached(resolved) or (_conventional(resolved, root) if root else None)
 
     def _manifest(self, folder: Path) -> Mapping[Path, Repository]:
         if folder not in self._manifests:
@@ -131,10 +133,13 @@ def _cached(card: Path) -> Repository | None:
     return Repository(f"{found[1]}/{found[2]}", parts[-2])
 
 
-def _conventional(card: Path) -> Repository | None:
-    """``…/ORG/NAME/README.md``: ORG/NAME."""
-    parts = card.parts
-    if len(parts) < 3:
+def _conventional(card: Path, root: Path) -> Repository | None:
+    """``ROOT/ORG/NAME/README.md``: ORG/NAME."""
+    try:
+        parts = card.relative_to(root.resolve()).parts
+    except ValueError:
         return None
-    name = f"{parts[-3]}/{parts[-2]}"
+    if len(parts) != 3:
+        return None
+    name = f"{parts[0]}/{parts[1]}"
     return Repository(name) if _REPOSITORY.fullmatch(name) else None
