@@ -3,8 +3,8 @@
     python -m bench.formats --repeat 3 --out BENCHMARKS.md
 
 Each input is one row: a file or a folder, or ``FORMAT=PATH`` for only the files of ``PATH``
-whose content is of that format (``ingest.loader.read_page(...).format``; they are copied to a
-folder of their own, so the ingest sees exactly them). Without ``--input`` the rows are the
+whose content is of that format (the ``format`` of ``ingest.loader.read_pages``'s first
+source; they are copied to a folder of their own, so the ingest sees exactly them). Without ``--input`` the rows are the
 founding pages beside the checkout (``../shared/seeds``: the sota2 pages and the AI Benchmark
 Radar pages apart), a generated corpus of ``--generated-pages`` sota2 and Radar pages
 (``bench.generate``, seed 1) for a comparison of like size, and the result files of
@@ -17,7 +17,7 @@ For each row it measures:
 - ``benchgraph ingest`` as a process into a fresh embedded store (``bench.run``), ``--repeat``
   times after a warm-up, min/median/max, with its peak RSS; the results loaded, from the
   command's summary line (the same in every run), and results per second;
-- parsing alone, in this process: ``read_page`` on the bytes of every file of the row (read
+- parsing alone, in this process: ``read_pages`` on the bytes of every file of the row (read
   beforehand), ``--repeat`` times after a warm-up;
 - the bulk-load floor: pyoxigraph ``Store.bulk_load`` of the quads the ingest left (``benchgraph
   export --format nquads --history``) into a fresh store, ``--repeat`` times after a warm-up,
@@ -56,7 +56,7 @@ from bench.run import (
     repeated,
     stats,
 )
-from ingest.loader import read_page, walk
+from ingest.loader import read_pages, walk
 from ingest.records import PageError
 
 SHARED = REPO.parent / "shared"
@@ -107,9 +107,9 @@ class Source:
 
 
 def _format(data: bytes, path: Path) -> str | None:
-    """The format ``read_page`` reads ``data`` as, or None for bytes it refuses."""
+    """The format ``read_pages`` reads ``data`` as, or None for bytes it refuses."""
     try:
-        return read_page(data, str(path)).format
+        return read_pages(data, str(path))[0].format
     except PageError:
         return None
 
@@ -150,13 +150,13 @@ def summary(stdout: str) -> dict[str, int]:
 
 
 def parse_seconds(blobs: Sequence[tuple[bytes, str]]) -> tuple[float, int]:
-    """Seconds to run ``read_page`` on every ``(bytes, origin)`` of ``blobs``, and the results
-    of the pages it returned."""
+    """Seconds to run ``read_pages`` on every ``(bytes, origin)`` of ``blobs``, and the results
+    of the sources it returned."""
     results = 0
     start = time.perf_counter()
     for data, origin in blobs:
         with contextlib.suppress(PageError):  # a refused file is timed too
-            results += len(read_page(data, origin).results)
+            results += sum(len(page.results) for page in read_pages(data, origin))
     return time.perf_counter() - start, results
 
 

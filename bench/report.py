@@ -448,7 +448,7 @@ def formats_section(formats: dict[str, Any] | None) -> list[str]:
         "`benchgraph ingest` as a process into a fresh store, against the bulk-load floor of the "
         "quads it left (`benchgraph export --format nquads --history`, pyoxigraph "
         "`Store.bulk_load` into a fresh store), every row in the same run. **parse s** is "
-        "`read_page` alone on the row's bytes, in-process. Files are counted as the command's "
+        "`read_pages` alone on the row's bytes, in-process. Files are counted as the command's "
         "summary line counts them; results are those of the pages loaded. Measured from "
         f"{formats['date']}; load average (1, 5, 15 min) {formats['load_average_start']} at the "
         f"start and {formats['load_average_end']} at the end (each row's before and after are in "

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from support import REPO
 
-from ingest.loader import NotAPage, read_page
+from ingest.loader import NotAPage, read_pages
 from ingest.records import PageError
 
 DATA = REPO.parent / "shared" / "data"
@@ -22,7 +22,7 @@ FILES = sorted(p for p in DATA.rglob("*") if p.is_file()) if DATA.is_dir() else 
 def test_each_sample_loads_or_is_refused_precisely(path: Path) -> None:
     origin = str(path.relative_to(DATA))
     try:
-        page = read_page(path.read_bytes(), origin)
+        pages = read_pages(path.read_bytes(), origin)
     except NotAPage as refused:
         assert path.name in NOT_RESULT_FILES, f"{origin}: no format claims it: {refused}"
         return
@@ -32,5 +32,7 @@ def test_each_sample_loads_or_is_refused_precisely(path: Path) -> None:
         ), str(refused)  # fmt: skip
         return
     assert path.name not in NOT_RESULT_FILES
-    assert page.results or page.papers or page.methods, f"{origin}: read, but holds nothing"
-    assert all(w.origin == origin and w.location for w in page.warnings)
+    assert len({page.key for page in pages}) == len(pages), f"{origin}: two sources, one identity"
+    for page in pages:
+        assert page.results or page.papers or page.methods, f"{origin}: read, but holds nothing"
+        assert all(w.origin == origin and w.location for w in page.warnings)
