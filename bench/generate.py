@@ -6,6 +6,11 @@ writes ``/tmp/corpus/pages/`` (one file per page: about 95 % sota2 pages, 5 % AI
 pages) and ``/tmp/corpus/manifest.json``, which states what was generated: the counts a store
 holds after ``benchgraph ingest /tmp/corpus/pages``. The same seed gives the same bytes.
 
+    python -m bench.generate --pwc-archive 10000 --seed 1 --out /tmp/evaluation-tables.json
+
+writes instead one Papers with Code evaluation-tables file of 10,000 leaderboards (see
+:mod:`bench.pwc_archive`).
+
 Pages are written one at a time. Only what the distinct counts need (sets of method, paper and
 benchmark keys) and the benchmark whose pages are being written stay in memory.
 
@@ -31,7 +36,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from bench import catalogue as C
-from bench import radar_pages
+from bench import pwc_archive, radar_pages
 from bench.pools import Method, Pools, digest, fold
 from bench.templates import RadarPage, Sota2Page, Sota2Row, render_radar, render_sota2
 
@@ -335,13 +340,26 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.generate",
         description="Write a deterministic synthetic corpus of sota2 and AI Benchmark Radar "
-        "pages, plus a manifest.json of what it holds.",
+        "pages, plus a manifest.json of what it holds, or one Papers with Code "
+        "evaluation-tables file.",
     )
-    parser.add_argument("--pages", type=int, required=True, metavar="N", help="number of pages")
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--pages", type=int, metavar="N", help="number of pages")
+    what.add_argument(
+        "--pwc-archive",
+        type=int,
+        metavar="N",
+        help="write one evaluation-tables.json of N leaderboards (the archive has about 10000)",
+    )
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (0)")
-    parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="output folder")
+    parser.add_argument(
+        "--out", type=Path, required=True, metavar="DIR|FILE", help="output folder (the file "
+        "for --pwc-archive)"
+    )  # fmt: skip
     args = parser.parse_args(argv)
     started = time.perf_counter()
+    if args.pwc_archive is not None:
+        return _archive(args.out, args.pwc_archive, args.seed, started)
     try:
         m = generate(args.out, args.pages, seed=args.seed)
     except (ValueError, FileExistsError) as error:
@@ -352,6 +370,21 @@ def main(argv: list[str] | None = None) -> int:
         f"{m.methods} methods, {m.papers} papers, {m.benchmarks} benchmarks; "
         f"{m.bytes / 1e6:.1f} MB in {time.perf_counter() - started:.1f} s: "
         f"{args.out / PAGES_DIR}, {args.out / MANIFEST}"
+    )
+    return 0
+
+
+def _archive(out: Path, leaderboards: int, seed: int, started: float) -> int:
+    """Write the evaluation-tables file of ``--pwc-archive``; return the exit code."""
+    try:
+        m = pwc_archive.write_archive(out, leaderboards, seed=seed)
+    except (ValueError, FileExistsError) as error:
+        print(f"bench.generate: error: {error}", file=sys.stderr)
+        return 2
+    print(
+        f"{m.leaderboards} leaderboards in {m.tasks} tasks ({m.subtasks} subtasks), {m.rows} "
+        f"rows, {m.results} results ({m.skipped_cells} cells of no value); {m.bytes / 1e6:.1f} "
+        f"MB in {time.perf_counter() - started:.1f} s: {out}"
     )
     return 0
 

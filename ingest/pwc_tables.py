@@ -1,40 +1,60 @@
 """Parser for Papers with Code evaluation tables (the sota-extractor "TaskDB" format).
 
-``evaluation-tables.json`` and the files written in its format are a JSON list of tasks; a
-task has datasets and subtasks (tasks again), a dataset has subdatasets (datasets again) and a
-``sota`` table: its metric columns and its rows, one method each, with the paper that reported
-it (title, URL, date), code links, whether it used additional data and a value per metric.
+``evaluation-tables.json`` and the files written in its format are a JSON list of tasks (or one
+task object); a task has datasets and subtasks (tasks again), a dataset has subdatasets
+(datasets again) and a ``sota`` table: its metric columns and its rows, one method each, with
+the paper that reported it (title, URL, date), code links, whether it used additional data and
+a value per metric.
+
+Each table is a leaderboard, and each leaderboard is a source of its own (a :class:`Page`): its
+key names its task, its dataset and its subdatasets (``pwc-tables/question-answering/squad2-0``),
+never the file or the place in it, so a re-scraped file gives the same leaderboards the same
+keys, and its SHA-256 is that of a canonical text of what the leaderboard says (task, parent
+tasks, dataset, subdatasets, table), so one that did not change is recognised as unchanged. A
+result's ID is its leaderboard's key, its method and its metric (``/2``, ``/3`` … for a repeat).
 
 A benchmark is the task, the dataset and a split: the names of the subdatasets the table stands
 in (joined by `` / ``), else the split a metric's name names (``Test Accuracy`` → ``test``).
 The format states no unit and no direction: a percent sign in the cells or the metric name (or
 the word "percent"/"percentage" in it) gives ``%``, the metric-name table gives an inferred
 direction, and otherwise neither is set. The method's origin is not in the file. A row that
-names no paper is the file's own claim (a "document" source, the file's title), dated by the
+names no paper is the leaderboard's own claim (a "document" source, its title), dated by the
 row's date; a paper is known by its arXiv ID when its URL gives one. A row with no model name
 is named by its paper's title. The files name no URL and no date: their publisher is the
 format's, Papers with Code.
 
-Rule for this format: a file holds many independent claims. A row that cannot be read (not an
-object, no ``metrics`` object, no method) is skipped, a cell that is not one value (``-``,
-empty, ``(32.76 32.07)``) loses that value only, and a URL that is not one (a code link, a
-paper's) is not kept; each is reported in ``Page.warnings``. A file that is not valid JSON, or
-whose structure is not this format's (a task with no name, a ``datasets`` that is not a list, a
-table's ``metrics`` that is not a list of names), or that holds no table, is refused.
+The file is read as a stream (:func:`read`), one top-level task in memory at a time. What is
+refused, at three levels:
+
+- the whole file (a PageError raised, before anything is yielded): not UTF-8, not valid JSON
+  (line and column, a hint for a trailing comma), nested past reading, a top level that is no
+  list of tasks, and a file none of whose leaderboards has a table with a metric;
+- a task (a PageError yielded, naming the JSON path): a task that is not an object or has no
+  name, a ``datasets`` or ``subtasks`` that is not a list, a dataset of no name, a ``sota``
+  that is not an object, a table's ``metrics`` that is not a list of names. That task and its
+  subtasks load nothing; its parent, its siblings and the file's other tasks load. So does a
+  second table of a leaderboard already read with other content;
+- a row (not an object, no ``metrics`` object, no method) or a cell (``-``, empty,
+  ``(32.76 32.07)``) is skipped, and a URL that is not one (a code link, a paper's) is not
+  kept: each is a warning of its leaderboard (``Page.warnings``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import re
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, BinaryIO
+
+import ijson
 
 from benchgraph.names import normalise
+from ingest import json_stream
 from ingest.pwc_tables_rows import Reader, Table
 from ingest.records import Page, PageError, SourceFormat
-from ingest.structured import load_json, path, shown
+from ingest.structured import path, shown
 
 FORMAT: SourceFormat = "pwc-tables"
 # Whose format it is, and who publishes its files (the file names no one): the name that lets
@@ -47,91 +67,126 @@ _TASK_KEYS = ("task", "description", "categories", "synonyms", "source_link", "d
 _START = re.compile(r'\A\s*(?:\[\s*\{\s*"(?:' + "|".join(_TASK_KEYS) + r')"|\{\s*"task")\s*:')
 _TASK_KEY = re.compile(r'"task"\s*:')
 _CHILDREN_KEY = re.compile(r'"(?:datasets|subtasks)"\s*:')
-_KEY_PART = 120  # past this, a part of a key names its first name, a count and a digest
+_KEY_PART = 120  # past this, a part of a key is its first 80 characters and a digest
+# What of a row the records are read from: the leaderboard's content, for its SHA-256.
+_ROW_KEYS = ("model_name", "paper_title", "paper_url", "paper_date", "code_links",
+             "uses_additional_data", "metrics")  # fmt: skip
 _TASK_HINT = 'each task is an object with a "task" name, "datasets" and "subtasks" lists'
 _SOTA_HINT = 'a "sota" table has "metrics", a list of column names, and "rows", a list'
 _DATASET_HINT = 'each dataset is an object with a "dataset" (or "subdataset") name and a "sota"'
+
+Steps = tuple[str | int, ...]
 
 
 def sniff(text: str) -> bool:
     """Return True when ``text`` starts as a JSON list of tasks (or a lone task object) and
     names a task and its datasets or subtasks. Only patterns are matched, so that a large dump
-    is not parsed twice: :func:`parse` checks the structure, and says what is wrong with it."""
+    is not parsed twice: :func:`read` checks the structure, and says what is wrong with it."""
     text = text.lstrip("\ufeff")
     return bool(_START.match(text) and _TASK_KEY.search(text) and _CHILDREN_KEY.search(text))
 
 
-def parse(data: bytes, origin: str) -> Page:
-    """Read one evaluation-tables file from ``data``; ``origin`` names it in errors and warnings.
+def parse(data: bytes, origin: str) -> list[Page]:
+    """Read one evaluation-tables file from ``data``: one Page per leaderboard, in file order.
 
-    Raises PageError for text that is not UTF-8 or not valid JSON (with the line and column, and
-    a hint for a trailing comma), and for a structure that is not this format's (with the JSON
-    path of the place). Rows and cells that cannot be read are skipped with a PageWarning.
+    ``origin`` names the file in errors and warnings. Raises the first PageError :func:`read`
+    yields or raises: a file with one broken task is refused here (the loader, reading it with
+    :func:`read`, loads its other tasks).
     """
-    tables: list[Table] = []
-    parents: list[tuple[str, str]] = []
-    names = [
-        _walk_task(origin, task, (index,), None, tables, parents)
-        for index, task in enumerate(_tasks(_document(data, origin), origin))
-    ]
-    key = f"{FORMAT}/{_joined(names)}/{_joined(table.dataset for table in tables)}"
-    reader = _read(Reader(origin, key, _title(names)), tables)
-    return _page(data, reader, parents)
+    pages = []
+    for item in read(io.BytesIO(data), origin):
+        if isinstance(item, PageError):
+            raise item
+        pages.append(item)
+    return pages
 
 
-def _document(data: bytes, origin: str) -> Any:
-    """The JSON value of ``data``. Raises PageError for bytes that are not UTF-8, JSON that
-    does not parse (with a hint for a trailing comma) or nests too deeply to read."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise PageError(
-            origin, f"byte {error.start}", "not UTF-8 text", "evaluation tables are UTF-8 JSON"
-        ) from None
-    try:
-        return load_json(text, origin)
-    except PageError as error:
-        raise PageError(origin, error.location, error.problem, _comma_hint(text)) from None
-    except RecursionError:
-        raise PageError(
-            origin, "", "the JSON is nested too deeply to read", "tasks nest a few levels deep"
-        ) from None
+def read(file: BinaryIO, origin: str) -> Iterator[Page | PageError]:
+    """Yield the leaderboards of the evaluation-tables file ``file`` (binary, seekable), one
+    Page each, in file order, and a PageError for each part of the file refused (a broken task:
+    its leaderboards); ``origin`` names the file in errors and warnings.
 
-
-def _tasks(document: Any, origin: str) -> list[Any]:
-    """The file's tasks: ``document`` when it is a list. Raises PageError when it is not."""
-    if not isinstance(document, list):
+    The file is read twice: once whole, keeping nothing, for its syntax, then one top-level task
+    at a time; memory is bounded by the largest task, never by the file. Raises PageError,
+    before anything is yielded, for a file refused whole: not UTF-8, not valid JSON (line and
+    column), nested too deeply, a top level that is not a list of tasks (or one task), or no
+    leaderboard at all (then the first task's error when a task was refused).
+    """
+    top = json_stream.check(file, origin)
+    tasks: Iterator[tuple[Steps, Any]]
+    if top.kind == "list":
+        tasks = (((i,), task) for i, task in enumerate(ijson.items(file, "item", use_float=False)))
+    elif top.kind == "object" and "task" in top.keys:
+        tasks = (((), task) for task in ijson.items(file, "", use_float=False))
+    else:
         raise PageError(
             origin,
             "top level",
-            f"the file holds {shown(document)}, not a list of tasks",
+            f"the file holds {top.shown()}, not a list of tasks",
             "an evaluation-tables file is a JSON list of tasks: [{...}, ...]",
         )
-    return document
+    yield from _leaderboards(origin, tasks)
 
 
-def _read(reader: Reader, tables: list[Table]) -> Reader:
-    """``reader`` once it has read every table in ``tables``. Raises PageError when none of
-    them declares a metric."""
-    for table in tables:
-        reader.read(table)
-    if not reader.decls:
-        raise PageError(
-            reader.origin,
-            "",
-            "the file holds no evaluation table (no dataset has a sota table with metrics)",
-            _SOTA_HINT,
+def _leaderboards(origin: str, tasks: Iterator[tuple[Steps, Any]]) -> Iterator[Page | PageError]:
+    """The Pages of the leaderboards of ``tasks`` and the PageErrors of the parts refused. The
+    errors met before the first leaderboard wait for it: a file with none raises the first."""
+    seen: dict[str, tuple[str, str]] = {}  # key: (sha256, where), to tell a second table
+    held: list[PageError] = []
+    loaded = False
+    for steps, task in tasks:
+        for item in _task_items(origin, task, steps, ()):
+            found = item if isinstance(item, PageError) else _leaderboard(origin, item, seen)
+            if found is None:
+                continue
+            if isinstance(found, PageError) and not loaded:
+                held.append(found)
+                continue
+            if not loaded:
+                yield from held
+                held, loaded = [], True
+            yield found
+    if not loaded:
+        raise (
+            held[0]
+            if held
+            else PageError(
+                origin,
+                "",
+                "the file holds no evaluation table (no dataset has a sota table with metrics)",
+                _SOTA_HINT,
+            )
         )
-    return reader
 
 
-def _page(data: bytes, reader: Reader, parents: list[tuple[str, str]]) -> Page:
-    """The Page of the file ``data``, from what ``reader`` read and the tasks' ``parents``."""
+def _leaderboard(
+    origin: str, table: Table, seen: dict[str, tuple[str, str]]
+) -> Page | PageError | None:
+    """The Page of ``table``; None when it declares no metric or repeats a leaderboard already
+    read, word for word; a PageError when it is a second, different table of one."""
+    key = _key(table)
+    where = path(*table.steps)
+    if key in seen:
+        sha256, first = seen[key]
+        if sha256 == table.sha256:
+            return None
+        return PageError(
+            origin,
+            where,
+            f"a second table of the leaderboard {table.name!r} ({key}), unlike the first (at "
+            f"{first}): not loaded",
+            "a file gives each task, dataset and subdataset one table; merge the two",
+        )
+    reader = Reader(origin, key, f"Papers with Code evaluation tables: {table.name}")
+    reader.read(table)
+    if not reader.decls:
+        return None
+    seen[key] = (table.sha256, where)
     decls = [decl.record() for decl in reader.decls.values()]
     return Page(
         format=FORMAT,
-        origin=reader.origin,
-        key=reader.key,
+        origin=origin,
+        key=key,
         title=reader.title,
         url=None,
         data_updated=None,
@@ -142,45 +197,76 @@ def _page(data: bytes, reader: Reader, parents: list[tuple[str, str]]) -> Page:
         results=tuple(reader.results),
         declared_count=len(reader.results),
         total_count=reader.rows,
-        sha256=hashlib.sha256(data).hexdigest(),
+        sha256=table.sha256,
         warnings=tuple(reader.warnings),
-        task_parents=tuple(dict.fromkeys(parents)),
+        task_parents=table.task_parents,
     )
 
 
-def _walk_task(
-    origin: str,
-    task: Any,
-    steps: tuple[str | int, ...],
-    parent: str | None,
-    tables: list[Table],
-    parents: list[tuple[str, str]],
-) -> str:
-    """Gather the tables of ``task`` (at ``steps``) and of its subtasks; return its name.
-    Raises PageError for a task that is not an object or has no name."""
+def _key(table: Table) -> str:
+    """``pwc-tables/{task}/{dataset}`` and ``/{subdataset}`` per level, each normalised."""
+    parts = (table.task, table.dataset, *table.subsets)
+    return "/".join((FORMAT, *(_part(part) for part in parts)))
+
+
+def _part(name: str) -> str:
+    """``name`` normalised as a part of a key: past 120 characters, its first 80, ``-`` and 12
+    hex digits of its SHA-256; a name of no letters or digits is the digest alone."""
+    form = normalise(name)
+    if form and len(form) <= _KEY_PART:
+        return form
+    digest = hashlib.sha256((form or name).encode("utf-8")).hexdigest()[:12]
+    return f"{form[:80]}-{digest}" if form else f"sha256-{digest}"
+
+
+def _task_items(
+    origin: str, task: Any, steps: Steps, chain: tuple[str, ...]
+) -> Iterator[Table | PageError]:
+    """The tables of ``task`` (at ``steps``, under the tasks ``chain``, nearest first) and of
+    its subtasks, in file order; a PageError in place of a task whose structure is broken."""
+    try:
+        name, tables, subtasks = _task(origin, task, steps, chain)
+    except PageError as error:
+        task_at = path(*steps) or "top level"
+        hint = f"{error.hint}; the task at {task_at} and its subtasks are not loaded"
+        yield PageError(error.origin, error.location, error.problem, hint)
+        return
+    yield from tables
+    for index, subtask in subtasks:
+        yield from _task_items(origin, subtask, (*steps, "subtasks", index), (name, *chain))
+
+
+def _task(
+    origin: str, task: Any, steps: Steps, chain: tuple[str, ...]
+) -> tuple[str, list[Table], list[tuple[int, Any]]]:
+    """The name of ``task``, its own tables and its subtasks (with their indexes). Raises
+    PageError for a structure that is not this format's."""
     if not isinstance(task, dict):
-        raise PageError(origin, path(*steps), f"a task is {shown(task)}, not an object", _TASK_HINT)
+        raise PageError(
+            origin, path(*steps) or "top level", f"a task is {shown(task)}, not an object",
+            _TASK_HINT,
+        )  # fmt: skip
     name = _name(origin, task, "task", steps, _TASK_HINT)
-    if parent is not None and parent != name:
-        parents.append((name, parent))
+    tables: list[Table] = []
     for index, dataset in _items(origin, task, "datasets", steps, _TASK_HINT):
-        _walk_dataset(origin, dataset, (*steps, "datasets", index), name, None, (), tables)
-    for index, subtask in _items(origin, task, "subtasks", steps, _TASK_HINT):
-        _walk_task(origin, subtask, (*steps, "subtasks", index), name, tables, parents)
-    return name
+        where = (*steps, "datasets", index)
+        _walk_dataset(origin, dataset, where, (name, *chain), None, (), tables)
+    subtasks = list(_items(origin, task, "subtasks", steps, _TASK_HINT))
+    return name, tables, subtasks
 
 
 def _walk_dataset(
     origin: str,
     dataset: Any,
-    steps: tuple[str | int, ...],
-    task: str,
+    steps: Steps,
+    tasks: tuple[str, ...],
     top: str | None,
     subsets: tuple[str, ...],
     tables: list[Table],
 ) -> None:
-    """Gather the table of ``dataset`` (a subdataset of ``top`` when ``top`` is given) and of
-    its subdatasets. Raises PageError for a structure that is not this format's."""
+    """Gather the table of ``dataset`` (a subdataset of ``top`` when ``top`` is given) of the
+    task ``tasks[0]`` (under ``tasks[1:]``) and of its subdatasets. Raises PageError for a
+    structure that is not this format's."""
     where = path(*steps)
     if not isinstance(dataset, dict):
         raise PageError(
@@ -196,15 +282,38 @@ def _walk_dataset(
     if sota:
         metrics = _metric_names(origin, sota, (*steps, "sota"))
         rows = tuple(row for _, row in _items(origin, sota, "rows", (*steps, "sota"), _SOTA_HINT))
-        tables.append(Table(task, top or name, subsets, (*steps, "sota"), metrics, rows))
+        tables.append(
+            Table(tasks[0], top or name, subsets, (*steps, "sota"), metrics, rows, tasks[1:],
+                  _sha256(tasks, top or name, subsets, sota))
+        )  # fmt: skip
     for index, child in _items(origin, dataset, "subdatasets", steps, _DATASET_HINT):
-        _walk_dataset(origin, child, (*steps, "subdatasets", index), task, top or name, subsets,
+        _walk_dataset(origin, child, (*steps, "subdatasets", index), tasks, top or name, subsets,
                       tables)  # fmt: skip
 
 
-def _name(
-    origin: str, item: dict[str, Any], key: str, steps: tuple[str | int, ...], hint: str
+def _sha256(
+    tasks: tuple[str, ...], dataset: str, subsets: tuple[str, ...], sota: dict[str, Any]
 ) -> str:
+    """The SHA-256 of the canonical JSON of what a leaderboard's records are read from: its
+    task and the tasks above it, its dataset and subdatasets, its table's columns and rows."""
+    rows = sota.get("rows")
+    if isinstance(rows, list):
+        rows = [
+            {k: row[k] for k in _ROW_KEYS if k in row} if isinstance(row, dict) else row
+            for row in rows
+        ]
+    content = {
+        "tasks": list(tasks),
+        "dataset": dataset,
+        "subsets": list(subsets),
+        "sota": {"metrics": sota.get("metrics"), "rows": rows},
+    }
+    text = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+                      default=str)  # fmt: skip
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _name(origin: str, item: dict[str, Any], key: str, steps: Steps, hint: str) -> str:
     value = item.get(key)
     if isinstance(value, str) and value.strip():
         return value.strip()
@@ -214,11 +323,11 @@ def _name(
         problem = f'an empty "{key}" name'
     else:
         problem = f'the "{key}" name is {shown(value)}, not text'
-    raise PageError(origin, path(*steps), problem, hint)
+    raise PageError(origin, path(*steps) or "top level", problem, hint)
 
 
 def _items(
-    origin: str, item: dict[str, Any], key: str, steps: tuple[str | int, ...], hint: str = ""
+    origin: str, item: dict[str, Any], key: str, steps: Steps, hint: str = ""
 ) -> Iterator[tuple[int, Any]]:
     """The items of the list ``item[key]`` (none when absent or null), with their indexes.
     Raises PageError when it is not a list."""
@@ -230,9 +339,7 @@ def _items(
     return enumerate(value)
 
 
-def _metric_names(
-    origin: str, sota: dict[str, Any], steps: tuple[str | int, ...]
-) -> tuple[str, ...]:
+def _metric_names(origin: str, sota: dict[str, Any], steps: Steps) -> tuple[str, ...]:
     names = []
     for index, name in _items(origin, sota, "metrics", steps, _SOTA_HINT):
         if not isinstance(name, str) or not name.strip():
@@ -244,39 +351,3 @@ def _metric_names(
             )
         names.append(name)
     return tuple(dict.fromkeys(names))
-
-
-def _joined(names: Iterable[str]) -> str:
-    """Part of the file's identity: the normal forms of ``names``, sorted and joined by ``+``,
-    or, when that is long, the first of them, the number of the others and a digest of all."""
-    forms = sorted({normalise(name) for name in names} - {""})
-    joined = "+".join(forms)
-    if len(joined) <= _KEY_PART:
-        return joined
-    digest = hashlib.sha256(joined.encode("utf-8")).hexdigest()[:12]
-    return f"{forms[0]}+{len(forms) - 1}-more-{digest}"
-
-
-def _title(names: list[str]) -> str:
-    shown = ", ".join(dict.fromkeys(names[:3]))
-    more = f" and {len(names) - 3} more" if len(names) > 3 else ""
-    return f"Papers with Code evaluation tables: {shown}{more}"
-
-
-def _comma_hint(text: str) -> str:
-    """A hint for a JSON syntax error that is a trailing comma, else ""."""
-    try:
-        json.loads(text)
-    except json.JSONDecodeError as error:
-        before = text[: error.pos].rstrip()
-        if before.endswith(",") and text[error.pos : error.pos + 1] in ("}", "]"):
-            comma = len(before) - 1
-            line = text.count("\n", 0, comma) + 1
-            column = comma - (text.rfind("\n", 0, comma) + 1) + 1
-            return (
-                f"a trailing comma at line {line}, column {column}: JSON allows no comma "
-                "after the last item of an object or list; remove it"
-            )
-    except (ValueError, RecursionError):
-        pass
-    return ""

@@ -1,15 +1,22 @@
 """The tables of a Papers with Code evaluation-tables file read into records (see
-:mod:`ingest.pwc_tables`, which finds them): metric declarations, results and the warnings of
-what could not be read, in file order."""
+:mod:`ingest.pwc_tables`, which finds them), one leaderboard at a time: metric declarations,
+results and the warnings of what could not be read, in file order.
+
+A result's ID is its leaderboard's key, its method and its metric, normalised, so that a row
+moving in its table (or its table in the file) keeps the ID: ``…/squad2-0/fpnet-ensemble/em``,
+and ``/2``, ``/3`` … for a second, third result of the same method and metric, in file order."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchgraph.names import normalise
 from ingest import directions
 from ingest.cells import Cell, CellError, read_cell
 from ingest.records import (
@@ -34,7 +41,8 @@ _PERCENT_WORD = re.compile(r"%|\bper\s?cent(?:age)?\b", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class Table:
-    """A dataset's sota table, with the names it stands under and its place in the file."""
+    """A dataset's sota table, with the names it stands under, its place in the file and the
+    SHA-256 of its content (see :func:`ingest.pwc_tables.read`)."""
 
     task: str
     dataset: str
@@ -42,6 +50,14 @@ class Table:
     steps: tuple[str | int, ...]  # the JSON path of its ``sota``
     metrics: tuple[str, ...]
     rows: tuple[Any, ...]
+    parents: tuple[str, ...] = ()  # the tasks above ``task``, nearest first
+    sha256: str = ""
+
+    @property
+    def task_parents(self) -> tuple[tuple[str, str], ...]:
+        """The (subtask, task) pairs of the chain of tasks above the table, nearest first."""
+        chain = (self.task, *self.parents)
+        return tuple(dict.fromkeys((a, b) for a, b in itertools.pairwise(chain) if a != b))
 
     @property
     def name(self) -> str:
@@ -74,7 +90,8 @@ class _Decl:
 
 @dataclass
 class Reader:
-    """Reads tables into metric declarations, results and warnings, in file order."""
+    """Reads the table of one leaderboard (``key``) into metric declarations, results and
+    warnings, in file order."""
 
     origin: str
     key: str
@@ -83,6 +100,7 @@ class Reader:
     results: list[ResultRecord] = field(default_factory=list)
     warnings: list[PageWarning] = field(default_factory=list)
     rows: int = 0
+    _ids: Counter[str] = field(default_factory=Counter)
 
     def read(self, table: Table) -> None:
         """Declare the metrics of ``table`` and read its rows into results."""
@@ -102,7 +120,14 @@ class Reader:
                 cell.percent for row in rows if (cell := row.cells.get(name)) is not None
             )
         for row in rows:
-            self.results.extend(row.results(table, columns, self.key))
+            self.results.extend(row.results(table, columns, self._source_id))
+
+    def _source_id(self, method: str, metric: str) -> str:
+        """The ID of the next result of ``method`` on ``metric``: ``/2`` and on for repeats."""
+        found = f"{self.key}/{normalise(method)}/{normalise(metric)}"
+        self._ids[found] += 1
+        repeat = self._ids[found]
+        return found if repeat == 1 else f"{found}/{repeat}"
 
     def _row(self, table: Table, index: int, row: Any) -> _Row | None:
         """The row at ``index`` of ``table`` read, or None (with a warning) when it cannot be."""
@@ -214,14 +239,18 @@ class _Row:
     configuration: Configuration
     cells: dict[str, Cell | None]
 
-    def results(self, table: Table, columns: list[str], key: str) -> Iterator[ResultRecord]:
+    def results(
+        self, table: Table, columns: list[str], source_id: Callable[[str, str], str]
+    ) -> Iterator[ResultRecord]:
+        """The row's results, one per readable cell, in the order of ``columns``; ``source_id``
+        gives the ID of a result from its method and metric."""
         for name in columns:
             cell = self.cells.get(name)
             if cell is None:
                 continue
             location = f"{self.where}.metrics[{json.dumps(name, ensure_ascii=False)}]"
             yield ResultRecord(
-                source_id=f"{key}/{location}",
+                source_id=source_id(self.method, name),
                 method=self.method,
                 metric=name,
                 value=cell.value,
