@@ -33,6 +33,9 @@ def test_each_sample_loads_or_is_refused_precisely(path: Path) -> None:
         return
     assert path.name not in NOT_RESULT_FILES
     assert len({page.key for page in pages}) == len(pages), f"{origin}: two sources, one identity"
-    for page in pages:
-        assert page.results or page.papers or page.methods, f"{origin}: read, but holds nothing"
+    assert any(page.results or page.papers or page.methods for page in pages), (
+        f"{origin}: read, but holds nothing"
+    )
+    for page in pages:  # a leaderboard of rows none of which could be read says why
+        assert page.results or page.papers or page.methods or page.warnings, page.key
         assert all(w.origin == origin and w.location for w in page.warnings)
