@@ -4,7 +4,8 @@
 
 Each input is one row: a file or a folder, or ``FORMAT=PATH`` for only the files of ``PATH``
 whose content is of that format (the ``format`` of ``ingest.loader.read_pages``'s first
-source; they are copied to a folder of their own, so the ingest sees exactly them). Without ``--input`` the rows are the
+source; they are copied to a folder of their own, so the ingest sees exactly them). Without
+``--input`` the rows are the
 founding pages beside the checkout (``../shared/seeds``: the sota2 pages and the AI Benchmark
 Radar pages apart), a generated corpus of ``--generated-pages`` sota2 and Radar pages
 (``bench.generate``, seed 1) for a comparison of like size, and the result files of

@@ -19,18 +19,34 @@ What becomes of each field:
   ``model_cards.yml``, which this file does not carry: no URL, title or arXiv ID). It is the
   reporting source, of kind "document", with that ID as its source ID and as its name;
   ``reported_at`` is the result's date (one that is not a date is left out, with a warning)
-  and, when every row of the source gives the same one, the document's date.
+  and, when every row of the document on that benchmark gives the same one, the document's
+  date (a benchmark's Page is read from its own rows only).
 - ``organization`` (whose model), ``reported_by`` (who published the document, set on
   third-party citations) and ``read_from`` (``pdf_text``, ``html_text``) have no record field
   and are not kept.
 
-The file holds many independent claims: a result that cannot be read (no model, no value, an
-undeclared benchmark, a value that is not one number) is skipped with a warning naming its
-YAML path; a broken structure (no ``benchmarks`` or ``results`` list, a benchmark declared
-twice or with a direction it does not define, an unknown ``schema_version``) refuses the
-file. The file states no date of its own, so ``data_updated`` is None; it names no URL or ID
-of its own, so its key is a constant for the dataset, and its publisher is the dataset
-(benchmark-radar, whose ``rebuild`` command its header names).
+Each benchmark of the file (a ``benchmark_id`` and its ``instrument``) is a source of its own,
+one Page: its key is ``score-file/benchmark-radar/<benchmark_id>/<instrument>`` (both
+normalised), its title names them, and its SHA-256 is taken over a canonical text of its own
+content only (its ``benchmarks:`` entry and its ``results:`` rows, as JSON with sorted keys),
+so a benchmark whose rows are the same in a newer file is unchanged and one whose rows
+changed is a new version of that benchmark alone. A result's ID is the key, then the model,
+the reporting document and the protocol (each normalised), then ``/2``, ``/3``... for a
+repeat in file order: a row that moves keeps its ID. Its YAML path (``results[12]``) names it
+in messages and is recorded as its location: a benchmark unchanged but for where its rows
+stand in the file is unchanged, and keeps the locations of the version stored.
+
+The file holds many independent claims: a result that cannot be read (no model, no value, a
+value that is not one number) is skipped with a warning naming its YAML path, on its
+benchmark's Page. A row that names no benchmark that can be read (no ``benchmark_id``, one
+not declared, no ``instrument`` in a file that gives them, or the key of another benchmark of
+the file) has no Page of its own: it is skipped with a warning on the file's first Page (the
+first benchmark its results name), as are the rows of a benchmark none of whose rows can be
+read. A broken structure (no ``benchmarks`` or ``results`` list, a benchmark declared twice or
+with a direction it does not define, an unknown ``schema_version``) refuses the file, and so
+does a file none of whose results can be read. The file states no date of its own, so
+``data_updated`` is None; its publisher is the dataset (benchmark-radar, whose ``rebuild``
+command its header names).
 
 The dataset's snapshot registry (``leaderboard_snapshots.yml``) is recognised too, so that it
 is refused with the reason: it describes crawled leaderboard CSV files (read by
@@ -41,11 +57,14 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import json
 import re
+from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from benchgraph.names import normalise
 from ingest import directions, units
 from ingest.cells import Cell, CellError, read_cell
 from ingest.records import (
@@ -63,9 +82,9 @@ from ingest.records import (
 from ingest.structured import load_yaml, path, shown
 
 FORMAT: SourceFormat = "score-file"
-KEY = "score-file/benchmark-radar"
+KEY = "score-file/benchmark-radar"  # a benchmark's key is this, its benchmark_id and instrument
 PUBLISHER = "benchmark-radar"
-TITLE = "benchmark-radar benchmark scores"
+NO_PROTOCOL = "no-protocol"  # the protocol part of the ID of a result that states none
 SCHEMA_VERSIONS = ("1",)
 _DIRECTIONS: dict[str, Direction] = {"higher_is_better": "higher", "lower_is_better": "lower"}
 _BENCHMARKS = re.compile(r"^benchmarks:[ \t]*(?:#.*)?$", re.M)
@@ -73,7 +92,6 @@ _RESULTS = re.compile(r"^results:[ \t]*(?:#.*)?$", re.M)
 _BENCHMARK_ID = re.compile(r"^[ \t]*-[ \t]+benchmark_id:", re.M)
 _SNAPSHOTS = re.compile(r"^snapshots:[ \t]*(?:#.*)?$", re.M)
 _SCORES_FILE = re.compile(r"^[ \t]+scores_file:", re.M)
-_TITLE = re.compile(r"\A\ufeff?# (.*\S)")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _HINT = "a benchmark-radar score file has 'benchmarks:' and 'results:' lists"
 
@@ -88,21 +106,30 @@ class _Skip(Exception):
 
 @dataclass(frozen=True)
 class _Declared:
-    """A benchmark as ``benchmarks:`` declares it."""
+    """A benchmark as ``benchmarks:`` declares it; ``entry`` is the entry as written."""
 
     metric: str
     unit: str | None
     direction: Direction | None
     inferred: bool
+    entry: Mapping[str, Any] = field(compare=False)
+
+
+@dataclass
+class _Source:
+    """One benchmark of the file (a benchmark_id on an instrument) and its rows, by index."""
+
+    key: str
+    benchmark_id: str
+    dataset: str
+    rows: list[tuple[int, Mapping[str, Any]]]
 
 
 @dataclass(frozen=True)
 class _Row:
-    """One readable result, before its metric and document date are settled."""
+    """One readable result, before its document date is settled."""
 
     index: int
-    benchmark: Benchmark
-    benchmark_id: str
     model: str
     cell: Cell
     protocol: str | None
@@ -123,12 +150,14 @@ def sniff(text: str) -> bool:
         return False
 
 
-def parse(data: bytes, origin: str) -> Page:
+def parse(data: bytes, origin: str) -> list[Page]:
     """Read a benchmark-radar score file from ``data``; ``origin`` names it in errors.
 
-    Raises PageError for a file that is not UTF-8 or not YAML, for a broken structure (with
-    its YAML path), for the dataset's snapshot registry, which holds no scores, and for
-    a file none of whose results can be read.
+    Returns one Page per benchmark (benchmark_id and instrument) that has a readable result,
+    in the order the results first name them; the warnings of rows that belong to no such
+    benchmark are on the first Page. Raises PageError for a file that is not UTF-8 or not
+    YAML, for a broken structure (with its YAML path), for the dataset's snapshot registry,
+    which holds no scores, and for a file none of whose results can be read.
     """
     try:
         text = data.decode("utf-8-sig")
@@ -149,31 +178,22 @@ def parse(data: bytes, origin: str) -> Page:
     rows = document.get("results")
     if not isinstance(rows, list):
         raise PageError(origin, "results", f"'results' is {shown(rows)}, not a list", _HINT)
-    found, warnings = _rows(rows, declared, origin)
-    if not found:
+    sources, stray = _sources(rows, declared, origin)
+    pages: list[Page] = []
+    for source in sources:
+        page, warnings = _page(source, declared[source.benchmark_id], origin)
+        if page is None:
+            stray.extend(warnings)
+        else:
+            pages.append(page)
+    stray.sort(key=_order)
+    if not pages:
         problem = f"none of the {len(rows)} results can be read"
-        raise PageError(origin, "results", problem, str(warnings[0]) if warnings else _HINT)
-    metrics = _metrics(found, declared)
-    dates = _document_dates(found, origin, warnings)
-    results = tuple(_record(row, metrics, dates) for row in found)
-    first = found[0].benchmark
-    return Page(
-        format=FORMAT,
-        origin=origin,
-        key=KEY,
-        title=_title(text),
-        url=None,
-        data_updated=None,
-        benchmark=first,
-        metrics=tuple(metrics.values()),
-        primary_metric=metrics[first].name,
-        results=results,
-        declared_count=len(results),
-        total_count=len(rows),
-        publisher=PUBLISHER,
-        sha256=hashlib.sha256(data).hexdigest(),
-        warnings=tuple(sorted(warnings, key=_order)),
-    )
+        raise PageError(origin, "results", problem, str(stray[0]) if stray else _HINT)
+    if stray:
+        merged = tuple(sorted((*pages[0].warnings, *stray), key=_order))
+        pages[0] = replace(pages[0], warnings=merged)
+    return pages
 
 
 def _check_schema(document: Mapping[str, Any], origin: str) -> None:
@@ -217,7 +237,7 @@ def _declarations(document: Mapping[str, Any], origin: str) -> dict[str, _Declar
             raise PageError(origin, f"{at}.metric", f"benchmark {name!r} declares no metric")
         unit = _unit(origin, at, entry, metric)
         direction, inferred = _direction(origin, at, entry, metric)
-        declared[name] = _Declared(metric, unit, direction, inferred)
+        declared[name] = _Declared(metric, unit, direction, inferred, entry)
         first_at[name] = at
     return declared
 
@@ -253,19 +273,94 @@ def _direction(
     return _DIRECTIONS[given], False
 
 
-def _rows(
+def _sources(
     rows: list[Any], declared: Mapping[str, _Declared], origin: str
-) -> tuple[list[_Row], list[PageWarning]]:
-    """The results that can be read, and a warning for each of the others."""
-    found: list[_Row] = []
-    warnings: list[PageWarning] = []
+) -> tuple[list[_Source], list[PageWarning]]:
+    """The file's benchmarks, in the order the results first name them, each with its rows;
+    and a warning for each row that names no benchmark that can be read (its Page's key taken
+    by another benchmark of the file, when their names differ only in punctuation or case)."""
+    sources: dict[str, _Source] = {}
+    stray: list[PageWarning] = []
     uses_instrument = any(isinstance(row, Mapping) and "instrument" in row for row in rows)
     for index, row in enumerate(rows):
         try:
-            found.append(_row(index, row, declared, uses_instrument))
+            benchmark_id, dataset = _benchmark_of(row, declared, uses_instrument)
         except _Skip as skip:
-            where = path("results", index, *([skip.field] if skip.field else []))
-            warnings.append(PageWarning(origin, where, f"result skipped: {skip}"))
+            stray.append(_skipped(origin, index, skip))
+            continue
+        key = f"{KEY}/{_part(benchmark_id)}/{_part(dataset)}"
+        source = sources.setdefault(key, _Source(key, benchmark_id, dataset, []))
+        if (source.benchmark_id, source.dataset) != (benchmark_id, dataset):
+            taken = (
+                f"benchmark {benchmark_id!r} on {dataset!r} has the key {key!r} of benchmark "
+                f"{source.benchmark_id!r} on {source.dataset!r} (results[{source.rows[0][0]}])"
+            )
+            stray.append(_skipped(origin, index, _Skip("benchmark_id", taken)))
+            continue
+        source.rows.append((index, row))
+    return list(sources.values()), stray
+
+
+def _benchmark_of(
+    row: object, declared: Mapping[str, _Declared], instrument: bool
+) -> tuple[str, str]:
+    """The benchmark_id and the dataset (its instrument, or the benchmark_id in a file that
+    gives no instrument) of a row; raises _Skip for a row that names no declared one."""
+    if not isinstance(row, Mapping):
+        raise _Skip(None, f"the entry is {shown(row)}, not a mapping")
+    benchmark_id = _required(row, "benchmark_id")
+    if benchmark_id not in declared:
+        raise _Skip("benchmark_id", f"benchmark {benchmark_id!r} is not declared in 'benchmarks'")
+    return benchmark_id, _required(row, "instrument") if instrument else benchmark_id
+
+
+def _page(source: _Source, decl: _Declared, origin: str) -> tuple[Page | None, list[PageWarning]]:
+    """The Page of one benchmark and its warnings; None (with the warnings) when none of its
+    results can be read."""
+    found, warnings = _rows(source, decl, origin)
+    if not found:
+        return None, warnings
+    benchmark = Benchmark(
+        task=source.benchmark_id, dataset=source.dataset, split=directions.split_in(decl.metric)
+    )
+    metric = MetricDecl(
+        name=decl.metric,
+        unit=decl.unit or ("%" if any(row.cell.percent for row in found) else None),
+        direction=decl.direction,
+        direction_inferred=decl.inferred,
+        benchmark=benchmark,
+    )
+    dates = _document_dates(found, origin, warnings)
+    results = _records(source.key, found, metric, dates)
+    page = Page(
+        format=FORMAT,
+        origin=origin,
+        key=source.key,
+        title=_title(source),
+        url=None,
+        data_updated=None,
+        benchmark=benchmark,
+        metrics=(metric,),
+        primary_metric=metric.name,
+        results=results,
+        declared_count=len(results),
+        total_count=len(source.rows),
+        publisher=PUBLISHER,
+        sha256=_digest(source, decl),
+        warnings=tuple(sorted(warnings, key=_order)),
+    )
+    return page, warnings
+
+
+def _rows(source: _Source, decl: _Declared, origin: str) -> tuple[list[_Row], list[PageWarning]]:
+    """The benchmark's results that can be read, and a warning for each of the others."""
+    found: list[_Row] = []
+    warnings: list[PageWarning] = []
+    for index, row in source.rows:
+        try:
+            found.append(_row(index, row, decl))
+        except _Skip as skip:
+            warnings.append(_skipped(origin, index, skip))
             continue
         if found[-1].date is None and row.get("reported_at") is not None:
             where = path("results", index, "reported_at")
@@ -276,56 +371,32 @@ def _rows(
     return found, warnings
 
 
-def _row(index: int, row: object, declared: Mapping[str, _Declared], instrument: bool) -> _Row:
-    """One result read; raises _Skip naming the field that cannot be read."""
-    if not isinstance(row, Mapping):
-        raise _Skip(None, f"the entry is {shown(row)}, not a mapping")
-    benchmark_id = _required(row, "benchmark_id")
-    if benchmark_id not in declared:
-        raise _Skip("benchmark_id", f"benchmark {benchmark_id!r} is not declared in 'benchmarks'")
-    dataset = _required(row, "instrument") if instrument else benchmark_id
+def _row(index: int, row: Mapping[str, Any], decl: _Declared) -> _Row:
+    """One result of a benchmark read; raises _Skip naming the field that cannot be read."""
     model = _required(row, "model")
     try:
         cell = read_cell(row.get("value"))
     except CellError as error:
         raise _Skip("value", str(error)) from None
-    decl = declared[benchmark_id]
     if cell.percent and decl.unit is not None and units.canonical(decl.unit) != units.PERCENT:
         raise _Skip("value", f"{cell.text!r} is a percentage, the metric's unit is {decl.unit!r}")
     protocol = row.get("protocol")
     if protocol is not None and _text(protocol) is None:
         raise _Skip("protocol", f"the protocol is {shown(protocol)}")
-    source = _required(row, "source_id")
-    split = directions.split_in(decl.metric)
     return _Row(
         index=index,
-        benchmark=Benchmark(task=benchmark_id, dataset=dataset, split=split),
-        benchmark_id=benchmark_id,
         model=model,
         cell=cell,
         protocol=_text(protocol),
-        source=source,
+        source=_required(row, "source_id"),
         date=_date(row.get("reported_at")),
     )
 
 
-def _metrics(rows: list[_Row], declared: Mapping[str, _Declared]) -> dict[Benchmark, MetricDecl]:
-    """Each benchmark's metric, in the order results first name the benchmark. A metric with
-    no stated unit has "%" when one of its cells carries a percent sign."""
-    percent = {row.benchmark for row in rows if row.cell.percent}
-    metrics: dict[Benchmark, MetricDecl] = {}
-    for row in rows:
-        if row.benchmark in metrics:
-            continue
-        decl = declared[row.benchmark_id]
-        metrics[row.benchmark] = MetricDecl(
-            name=decl.metric,
-            unit=decl.unit or ("%" if row.benchmark in percent else None),
-            direction=decl.direction,
-            direction_inferred=decl.inferred,
-            benchmark=row.benchmark,
-        )
-    return metrics
+def _skipped(origin: str, index: int, skip: _Skip) -> PageWarning:
+    """The warning for the result at ``results[index]`` that ``skip`` skips."""
+    where = path("results", index, *([skip.field] if skip.field else []))
+    return PageWarning(origin, where, f"result skipped: {skip}")
 
 
 def _document_dates(rows: list[_Row], origin: str, warnings: list[PageWarning]) -> dict[str, str]:
@@ -349,25 +420,74 @@ def _document_dates(rows: list[_Row], origin: str, warnings: list[PageWarning]) 
     return {source: date for source, date in dates.items() if date is not None}
 
 
-def _record(
-    row: _Row, metrics: Mapping[Benchmark, MetricDecl], dates: Mapping[str, str]
-) -> ResultRecord:
-    location = path("results", row.index)
-    return ResultRecord(
-        source_id=f"{KEY}/{location}",
-        method=row.model,
-        metric=metrics[row.benchmark].name,
-        value=row.cell.value,
-        reported_in=PaperRef(
-            source_id=row.source, title=row.source, date=dates.get(row.source), kind="document"
-        ),
-        result_date=row.date,
-        configuration=Configuration(protocol=row.protocol),
-        benchmark=row.benchmark,
-        cell=None if row.cell.as_published else row.cell.text,
-        spread=row.cell.spread,
-        location=location,
+def _records(
+    key: str, rows: list[_Row], metric: MetricDecl, dates: Mapping[str, str]
+) -> tuple[ResultRecord, ...]:
+    """The benchmark's results, each named by the key, its model, document and protocol (and
+    ``/2``, ``/3``... for a repeat of those in file order)."""
+    seen: Counter[str] = Counter()
+    records = []
+    for row in rows:
+        protocol = _part(row.protocol) if row.protocol else NO_PROTOCOL
+        name = f"{key}/{_part(row.model)}/{_part(row.source)}/{protocol}"
+        seen[name] += 1
+        location = path("results", row.index)
+        records.append(
+            ResultRecord(
+                source_id=name if seen[name] == 1 else f"{name}/{seen[name]}",
+                method=row.model,
+                metric=metric.name,
+                value=row.cell.value,
+                reported_in=PaperRef(
+                    source_id=row.source,
+                    title=row.source,
+                    date=dates.get(row.source),
+                    kind="document",
+                ),
+                result_date=row.date,
+                configuration=Configuration(protocol=row.protocol),
+                benchmark=metric.benchmark,
+                cell=None if row.cell.as_published else row.cell.text,
+                spread=row.cell.spread,
+                location=location,
+            )
+        )
+    return tuple(records)
+
+
+def _digest(source: _Source, decl: _Declared) -> str:
+    """SHA-256 of the benchmark's own content: its declaration, its instrument and its rows
+    as written, as JSON with sorted keys (dates and numbers as their text)."""
+    content = {
+        "benchmark": decl.entry,
+        "instrument": source.dataset,
+        "results": [row for _, row in source.rows],
+    }
+    text = json.dumps(
+        _plain(content), sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str
     )
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _plain(value: object) -> object:
+    """``value`` with every mapping's keys as text, so that JSON can sort them."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _part(name: str) -> str:
+    """``name`` as one part of a key or ID: normalised; one longer than 120 characters is its
+    first 80, ``-`` and 12 hex digits of its SHA-256, one with no letter or digit
+    ``sha256-`` and 12 hex digits of the name's."""
+    part = normalise(name)
+    if not part:
+        return "sha256-" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:12]
+    if len(part) > 120:
+        return f"{part[:80]}-{hashlib.sha256(part.encode('utf-8')).hexdigest()[:12]}"
+    return part
 
 
 def _required(row: Mapping[str, Any], field: str) -> str:
@@ -396,10 +516,11 @@ def _date(value: object) -> str | None:
     return None
 
 
-def _title(text: str) -> str:
-    """The file's title: its first line when that is a ``# `` comment, else TITLE."""
-    found = _TITLE.match(text)
-    return found[1] if found else TITLE
+def _title(source: _Source) -> str:
+    """The benchmark's title: its benchmark_id, and its instrument when that differs."""
+    if source.dataset == source.benchmark_id:
+        return f"benchmark-radar scores on {source.benchmark_id}"
+    return f"benchmark-radar scores on {source.benchmark_id}, instrument {source.dataset}"
 
 
 def _order(warning: PageWarning) -> tuple[int, str]:

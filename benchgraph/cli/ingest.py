@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from benchgraph import settings
 from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, show_progress, store_option
 from benchgraph.store import notice, open_store
+
+if TYPE_CHECKING:
+    from ingest.loader import Input, Outcome
+    from ingest.tally import Tally
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,8 +44,14 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     ingest.add_argument(
         "--verbose",
         action="store_true",
-        help="also list each warning and info the shapes found on the loaded pages, and the "
-        "files of a folder skipped as no page",
+        help="also list each warning and info (what holds for a whole source said once for "
+        "it), and the files of a folder skipped as no page; without it, they are grouped by kind "
+        "with a count and an example each",
+    )
+    ingest.add_argument(
+        "--warnings-file",
+        metavar="FILE",
+        help="write every warning and info to FILE, one a line, none grouped",
     )
     ingest.set_defaults(handler=run_ingest)
 
@@ -47,7 +59,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def run_ingest(args: argparse.Namespace) -> int:
     """Handler of ``benchgraph ingest``."""
     # The parsers and the shapes are imported by the commands that read pages, not by the others.
-    from ingest.loader import IngestStopped, Input, Outcome, expand, ingest_files
+    from ingest.loader import expand
     from ingest.locating import LocatingError, repository
     from ingest.tally import Tally
 
@@ -63,26 +75,43 @@ def run_ingest(args: argparse.Namespace) -> int:
         )
         return EXIT_ERROR
     items = list(expand(args.paths, store=location, repository=given))  # past the store
+    with contextlib.ExitStack() as stack:
+        log = None
+        if args.warnings_file:
+            try:
+                log = stack.enter_context(open(args.warnings_file, "w", encoding="utf-8"))
+            except OSError as error:
+                sys.stderr.write(f"benchgraph: error: {args.warnings_file}: {error.strerror}\n")
+                return EXIT_ERROR
+        return _ingest(args, location, items, Tally(args.verbose, log))
+
+
+def _ingest(
+    args: argparse.Namespace, location: str, items: list[Input | Outcome], tally: Tally
+) -> int:
+    """Load the files of ``items`` (the others: the outcomes of paths that give none) into
+    the store at ``location``, counting in ``tally``; print what it tells, and return the
+    exit code."""
+    from ingest.loader import IngestStopped, Input, Outcome, ingest_files
+
     files = [i for i in items if isinstance(i, Input)]
-    show_bar = sys.stderr.isatty() and not args.quiet
-    tally = Tally(args.verbose)
     for outcome in items:
         if isinstance(outcome, Outcome):
             tally.add(outcome)
+    bar = _Bar() if sys.stderr.isatty() and not args.quiet else None
     failure: IngestStopped | None = None
     with open_store(location, notify=notice) as store:
         try:
-            bar = _Bar() if show_bar else None
             for outcome in ingest_files(store, files, progress=bar.read if bar else None):
                 tally.add(outcome)  # pages are not kept: a long ingest stays small
                 if bar is not None:
                     bar.show(outcome.origin)
         except IngestStopped as stopped:
             failure = stopped
-    if show_bar:
+    if bar is not None:
         sys.stderr.write("\n")
-    sys.stderr.writelines(tally.lines)
-    counts = tally.counts
+    sys.stderr.writelines(tally.listing)
+    sys.stderr.writelines(tally.grouped_lines())
     if failure is not None and failure.emptied:
         sys.stderr.write(
             f"benchgraph: error: {failure}\nthe {len(files)} files were loaded at once into an "
@@ -90,7 +119,7 @@ def run_ingest(args: argparse.Namespace) -> int:
             "ingest again once the store works\n"
         )
         return EXIT_ERROR
-    print(tally.summary(listed=args.verbose))
+    print(tally.summary(listed=args.verbose, folded=True))
     if failure is not None:
         after = len(files) - [str(f.path) for f in files].index(failure.path) - 1
         sys.stderr.write(
@@ -99,9 +128,9 @@ def run_ingest(args: argparse.Namespace) -> int:
             "the store works (pages already loaded are skipped)\n"
         )
         return EXIT_ERROR
-    if counts["unreadable"]:
+    if tally.counts["unreadable"]:
         return EXIT_ERROR
-    return EXIT_REFUSED if counts["refused"] else EXIT_OK
+    return EXIT_REFUSED if tally.counts["refused"] else EXIT_OK
 
 
 class _Bar:
