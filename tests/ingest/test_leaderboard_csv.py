@@ -36,9 +36,6 @@ KEY = "leaderboard-csv/api.zeroeval.com/leaderboard/benchmarks"
 SMALL_KEY = "leaderboard-csv/lb.example.org/leaderboard/benchmarks"
 # The command line's ingest reads one Page per file until the loader takes the list of Pages
 # a many-source file gives: this test passes once it does (and then this mark goes).
-ONE_PAGE_LOADER = pytest.mark.xfail(
-    strict=True, reason="the loader does not take a many-source file's list of Pages yet"
-)
 
 
 @pytest.fixture(scope="module")
@@ -306,7 +303,6 @@ def test_sniff_needs_the_header(text: str) -> None:
     assert not leaderboard_csv.sniff(text)
 
 
-@ONE_PAGE_LOADER
 def test_a_leaderboard_of_the_crawl_shows_each_figure_as_published(tmp_path: Path) -> None:
     if not EXPORT.exists():
         pytest.skip("the third-party samples (../shared/data) are not beside this checkout")

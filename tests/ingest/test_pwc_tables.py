@@ -747,11 +747,11 @@ def test_json_nested_too_deeply_is_refused() -> None:
 def ingested(tmp_path_factory: pytest.TempPathFactory) -> Path:
     files = [sample("chexpert.json"), sample("ogb.json")]
     store = tmp_path_factory.mktemp("pwc") / "store"
-    done = run_cli("ingest", "--store", str(store), *map(str, files))
+    done = run_cli("ingest", "--verbose", "--store", str(store), *map(str, files))
     assert done.returncode == 0, done.stderr
     # One source per leaderboard: chexpert's one and ogb's fifteen.
     assert "16 loaded, 0 unchanged, 0 refused" in done.stdout + done.stderr
-    # Each skipped cell is reported, naming the file and its place.
+    # Each skipped cell is listed (--verbose), naming the file and its place.
     assert (
         f'warning: {files[1]}: [0].datasets[0].sota.rows[13].metrics["Validation Accuracy"]: '
         "not a single value, skipped: 'Please tell us' is not a number"

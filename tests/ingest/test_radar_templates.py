@@ -599,19 +599,29 @@ def test_every_page_sniffs_parses_twice_alike_and_maps(name: str) -> None:
 
 
 def test_ingest_reports_what_the_parser_read_past(tmp_path: Path) -> None:
-    """The CLI prints the parser's warnings whether or not --verbose, counts them with the
-    shapes' warnings, and still exits 0: the page loaded."""
-    done = run_cli("ingest", str(DATA / CLIP), store=tmp_path / "store")
-    assert done.returncode == 0, done.stderr
-    printed = [line for line in done.stderr.splitlines() if line.startswith("warning: ")]
+    """The CLI groups the parser's warnings by kind with the shapes' warnings (each with a
+    count and an example), lists each with --verbose, and still exits 0: the page loaded."""
     page = radar.parse((DATA / CLIP).read_bytes(), str(DATA / CLIP))
+    grouped = run_cli("ingest", str(DATA / CLIP), store=tmp_path / "other")
+    assert grouped.returncode == 0, grouped.stderr
+    assert "warning: " not in grouped.stderr
+    kinds = grouped.stderr.split("warnings by kind:\n", 1)[1].splitlines()
+    assert len(kinds) == 7 and all(" on 1 source, e.g. " in line for line in kinds), kinds
+    assert any(line.startswith("  bgsh:Method-origin: 5 methods on 1 source") for line in kinds)
+    done = run_cli("ingest", "--verbose", str(DATA / CLIP), store=tmp_path / "store")
+    assert done.returncode == 0, done.stderr
+    printed = [
+        line
+        for line in done.stderr.splitlines()
+        if line.startswith("warning: ") and "[bgsh:" not in line
+    ]
     assert printed == [f"warning: {w}" for w in page.warnings] != []
     assert printed[0].startswith(f"warning: {DATA / CLIP}: line 12: table '参评模型一览'")
     # 4 from the parser; from the shapes, the unmapped unit, the 4 headline results without a
-    # configuration and the 5 methods with no origin paper.
+    # configuration (said once, for the source) and the 5 methods with no origin paper (once).
     assert done.stdout.startswith(
         "1 loaded, 0 unchanged, 0 refused, 0 unreadable; 8 results in the loaded pages; "
-        "14 warnings, 0 infos (--verbose lists them)"
+        "7 warnings, 0 infos"
     )
     again = run_cli("ingest", str(DATA / CLIP), store=tmp_path / "store")
     assert again.returncode == 0 and "warning: " not in again.stderr

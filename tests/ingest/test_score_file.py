@@ -15,7 +15,7 @@ from support import run_cli
 from benchgraph import vocab as V
 from benchgraph.names import normalise
 from ingest import score_file
-from ingest.loader import read_page
+from ingest.loader import read_page, read_pages
 from ingest.records import (
     Benchmark,
     Configuration,
@@ -39,9 +39,6 @@ ID = "https://w3id.org/benchgraph/id/"
 KEY = "score-file/benchmark-radar"
 # The command line's ingest reads one Page per file until the loader takes the list of Pages
 # a many-source file gives: these tests pass once it does (and then this mark goes).
-ONE_PAGE_LOADER = pytest.mark.xfail(
-    strict=True, reason="the loader does not take a many-source file's list of Pages yet"
-)
 
 
 def sample(path: Path) -> Path:
@@ -518,7 +515,7 @@ def test_every_file_of_the_dataset_loads_or_is_refused_with_the_reason() -> None
     formats: dict[str, object] = {}
     for path in sorted(sample(RADAR).iterdir()):
         try:
-            formats[path.name] = {page.format for page in read_page(path.read_bytes(), path.name)}
+            formats[path.name] = {page.format for page in read_pages(path.read_bytes(), path.name)}
         except PageError as error:
             formats[path.name] = f"refused: {error.problem}"
     assert formats == {
@@ -563,7 +560,6 @@ def leaderboard(store: Path, benchmark: str) -> list[tuple[str, ...]]:
     ]  # fmt: skip
 
 
-@ONE_PAGE_LOADER
 def test_a_leaderboard_ranks_only_within_one_instrument_and_protocol(radar_store: Path) -> None:
     pct, up = "http://qudt.org/vocab/unit/PERCENT", V.HigherIsBetter
     rows = leaderboard(radar_store, "livecodebench")
@@ -582,7 +578,6 @@ def test_a_leaderboard_ranks_only_within_one_instrument_and_protocol(radar_store
     ]  # fmt: skip
 
 
-@ONE_PAGE_LOADER
 def test_a_leaderboard_keeps_units_the_file_states(radar_store: Path) -> None:
     elo, usd, up = f"{ID}unit/elo", f"{ID}unit/usd", V.HigherIsBetter
     assert leaderboard(radar_store, "codeforces") == [
@@ -598,7 +593,6 @@ def test_a_leaderboard_keeps_units_the_file_states(radar_store: Path) -> None:
     ]  # fmt: skip
 
 
-@ONE_PAGE_LOADER
 def test_the_store_keeps_the_reporting_document_and_its_date(
     radar_store: Path, tmp_path: Path
 ) -> None:
@@ -625,7 +619,6 @@ def test_the_store_keeps_the_reporting_document_and_its_date(
     ]  # fmt: skip
 
 
-@ONE_PAGE_LOADER
 def test_a_newer_version_of_the_file_replaces_only_the_benchmark_that_changed(
     radar_store: Path, tmp_path: Path
 ) -> None:
