@@ -12,6 +12,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from bench.archive_report import archive_section
 from bench.remote_report import remote_section
 from bench.servers import PARAM
 
@@ -131,9 +132,18 @@ def remote_path(out: Path) -> Path:
     return out.with_name(f"{out.stem}.remote.json")
 
 
-def markdown(data: dict[str, Any], remote: dict[str, Any] | None = None) -> str:
-    """BENCHMARKS.md for the numbers in ``data`` and the ``remote`` ones (without a discussion
-    kept after them)."""
+def archive_path(out: Path) -> Path:
+    """Where ``python -m bench.archive`` keeps its numbers beside the report ``out``."""
+    return out.with_name(f"{out.stem}.archive.json")
+
+
+def markdown(
+    data: dict[str, Any],
+    remote: dict[str, Any] | None = None,
+    archive: dict[str, Any] | None = None,
+) -> str:
+    """BENCHMARKS.md for the numbers in ``data`` and the ``remote`` and ``archive`` ones
+    (without a discussion kept after them)."""
     sizes = data["sizes"]
     lines = [
         *heading(data),
@@ -145,6 +155,7 @@ def markdown(data: dict[str, Any], remote: dict[str, Any] | None = None) -> str:
         *validation_section(_validations(data)),
         *history_tables(data.get("history", [])),
         *formats_section(data.get("formats")),
+        *archive_section(archive),
         *remote_section(remote),
         *["", "## Targets", "", *data.get("verdicts", ["(see the tables)"]), ""],
     ]
@@ -603,9 +614,10 @@ def write(out: Path, data: dict[str, Any]) -> None:
         previous = out.read_text(encoding="utf-8")
         if DISCUSSION in previous:
             kept = "\n" + previous[previous.index(DISCUSSION) :]
-    remote = remote_path(out)
+    remote, archive = remote_path(out), archive_path(out)
     numbers = json.loads(remote.read_text(encoding="utf-8")) if remote.exists() else None
-    out.write_text(markdown(data, numbers) + kept, encoding="utf-8")
+    large = json.loads(archive.read_text(encoding="utf-8")) if archive.exists() else None
+    out.write_text(markdown(data, numbers, large) + kept, encoding="utf-8")
     out.with_suffix(".json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 

@@ -366,7 +366,8 @@ def prepare_page(store: Store, page: Page, batch: Batch) -> Outcome | Write:
             "only the first is loaded (keep one of the two files)",
         )
     try:
-        known = versions.read(store, page.key)
+        # A batch that began on an empty store holds no version of a source it has not accepted.
+        known = versions.Versions(page.key, ()) if batch.fresh else versions.read(store, page.key)
         found = known.find(page.sha256)
         if found is not None and (found.current or known.current is not None):
             item: Outcome | Write = Outcome(
