@@ -22,7 +22,7 @@ class IngestGate:
             change, item = item.change, item.outcome
         tally = Tally(verbose=True)
         tally.add(item)
-        return Prepared(item, tally.summary(listed=True), change)
+        return Prepared(item, tally.summary(listed=True, folded=True), change)
 
     def withdraw(self, store: Store, page: str) -> list[Removal]:
         return list(remove_pages(store, [page_named(page)]))

@@ -88,17 +88,21 @@ def test_seeds_summary_counts_warnings_and_verbose_lists_them(seeds: Path, store
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(
         "5 loaded, 0 unchanged, 0 refused, 0 unreadable; 321 results in the loaded pages; "
-        "49 warnings, 0 infos (--verbose lists them)"
+        "8 warnings, 0 infos (--verbose lists them)"
     )
+    # Grouped by kind without --verbose: the 49 findings of the shapes, said once per source.
     assert "warning:" not in done.stderr
+    assert done.stderr.startswith("warnings by kind:\n  bgsh:Method-origin: 33 methods on 5 ")
+    assert "\n  bgsh:Result-configuration: 16 results on 3 sources, e.g. " in done.stderr
     other = store_dir.parent / "other-store"
     verbose = run_cli("ingest", "--verbose", str(seeds), store=other)
     assert verbose.returncode == 0
     lines = verbose.stderr.splitlines()
-    assert len([line for line in lines if line.startswith("warning: ")]) == 49
+    assert len([line for line in lines if line.startswith("warning: ")]) == 8
     assert any(
         line.startswith(
-            f"warning: {seeds / '001_e5e96d7d59fada78.txt'}: method STEPS: has no known"
+            f"warning: {seeds / '001_e5e96d7d59fada78.txt'}: source "
+            "sota2/prompt-recovery-on-laion/clip-score: method STEPS: has no known"
         )
         for line in lines
     )

@@ -26,6 +26,8 @@ _RESULT_ID = re.compile(r"(?m)^(.+: .*\. Result ID: )([0-9a-f]{24})(\.)$")
 _SOURCE_URL = re.compile(r"(?m)^(Source: \[.*\]\(<)([^<>\s]+?)(>\))$")
 _UPDATED = re.compile(r"(?m)^Data updated: \S+$")
 _COUNT_ROW = re.compile(r"(?m)^\| Results loaded \| (\d+) of (\d+) \|$")
+_TITLE = re.compile(r"(?m)\A(# )(.+?)( on .+)$")
+_TASK_ROW = re.compile(r"(?m)^(\| Task \| )(.+?)( \|)$")
 _DIGITS = re.compile(rb"\d+")
 
 
@@ -50,12 +52,15 @@ def sota2_copy(
     keep: int | None = None,
     version: str = "",
 ) -> str:
-    """A copy of the sota2 page ``text`` that is a page of its own: its Source URL ends in
-    ``-{tag}`` (so its key and graph differ), its result IDs are new (and differ between
-    versions of the copy), ``Data updated`` is ``updated`` when given, and only the first
-    ``keep`` results remain when given."""
+    """A copy of the sota2 page ``text`` that is a page of its own: its task (in its title and
+    scope table) and its Source URL end in ``-{tag}`` (so its key and graph differ), its result
+    IDs are new (and differ between versions of the copy), ``Data updated`` is ``updated``
+    when given, and only the first ``keep`` results remain when given."""
     text, found = _SOURCE_URL.subn(lambda m: f"{m[1]}{m[2]}-{tag}{m[3]}", text, count=1)
     assert found == 1, "the page has no 'Source: [...](<url>)' line"
+    for pattern in (_TITLE, _TASK_ROW):
+        text, found = pattern.subn(lambda m: f"{m[1]}{m[2]}-{tag}{m[3]}", text, count=1)
+        assert found == 1, f"the page has no {pattern.pattern!r}"
     text = _RESULT_ID.sub(lambda m: f"{m[1]}{new_id(tag, version, m[2])}{m[3]}", text)
     if updated is not None:
         text = _UPDATED.sub(f"Data updated: {updated}", text, count=1)

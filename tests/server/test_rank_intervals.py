@@ -21,7 +21,7 @@ from support import REPO, Index
 from benchgraph import iris, queries
 from benchgraph import vocab as V
 from benchgraph.store import EmbeddedStore
-from ingest.loader import Write, ingest_file, prepare
+from ingest.loader import Batch, Write, ingest_file, prepare
 
 NOISYCALL = REPO / "tests" / "data" / "radar" / "noisycall-wer-intervals-lower.txt"
 NOW = "2026-11-29T12:00:00+00:00"
@@ -136,7 +136,7 @@ def test_a_cohort_with_a_result_without_interval_has_no_ranges(tmp_path: Path) -
     without intervals, so no row has a range, and every rank stays as it was."""
     dropped = {V.ciLower, V.ciUpper, V.ciLevel, V.publishedInterval}
     with EmbeddedStore(tmp_path / "store") as store:
-        item = prepare(store, NOISYCALL, now=NOW)
+        (item,) = prepare(store, NOISYCALL, Batch(now=NOW))
         assert isinstance(item, Write)
         (canary,) = {
             t.subject.value
