@@ -10,10 +10,13 @@ from typing import Literal, Protocol
 from benchgraph import validation
 from benchgraph.store import Change, Store
 
-# kept: a version older than the current one, kept as history only. replaced: a source stored
-# under an earlier identity of the bytes just loaded, withdrawn (kept as history).
-Status = Literal["loaded", "unchanged", "kept", "refused", "unreadable", "skipped", "replaced"]
-RemovalStatus = Literal["removed", "not found"]
+# kept: a version older than the current one, kept as history only. restored: a version kept
+# as history made current again. replaced: a source stored under an earlier identity of the
+# bytes just loaded, withdrawn (kept as history).
+Status = Literal[
+    "loaded", "unchanged", "restored", "kept", "refused", "unreadable", "skipped", "replaced"
+]
+RemovalStatus = Literal["removed", "not found", "not current"]
 
 
 @dataclass(frozen=True)

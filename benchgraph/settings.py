@@ -327,6 +327,17 @@ def get(name: str, explicit: str | None = None) -> str:
     return os.environ.get(setting.env, setting.default)
 
 
+def named_by(name: str, explicit: str | None = None) -> str:
+    """Where the setting ``name`` comes from, as :func:`get` reads it: its option (``--store``),
+    its environment variable (``$BENCHGRAPH_STORE``) or its default."""
+    setting = _BY_NAME[name]
+    if explicit is not None:
+        return f"--{name.replace('_', '-')}"
+    if setting.env in os.environ:
+        return f"${setting.env}"
+    return "the default"
+
+
 def resolve(
     names: tuple[str, ...], explicit: Mapping[str, object] | None = None
 ) -> dict[str, str | int | float]:

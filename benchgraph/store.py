@@ -69,11 +69,18 @@ def is_remote(location: str | Path) -> bool:
 
 
 def open_store(
-    location: str | Path, *, must_exist: bool = False, notify: Notify | None = None
+    location: str | Path,
+    *,
+    must_exist: bool = False,
+    notify: Notify | None = None,
+    reading: bool = False,
+    named_by: str = "",
 ) -> Store:
     """The store at ``location``: a SPARQL server's query endpoint URL, or a folder (created if
-    missing, unless ``must_exist``). A store written by an earlier benchgraph is upgraded (its
-    merged view built once), and ``notify`` is told so. A folder a running server holds is
+    missing, unless ``must_exist``; ``named_by`` says where the location came from, for the
+    message). A store written by an earlier benchgraph is upgraded (its merged view built
+    once), and ``notify`` is told so. A command that only ``reading`` never empties a store
+    its first ingest left half-loaded: it is refused. A folder a running server holds is
     reached through that server (:mod:`benchgraph.served`). Raises StoreError if it cannot be
     opened."""
     if is_remote(location):
@@ -81,8 +88,9 @@ def open_store(
 
         return RemoteStore.from_settings(str(location), notify=notify)
     if must_exist and not (Path(location) / "CURRENT").is_file():
+        by = f" (named by {named_by})" if named_by else ""
         raise StoreError(
-            f"there is no store at {location}: load pages first with "
+            f"there is no store at {location}{by}: check the name, or load pages first with "
             f"`benchgraph ingest --store {location} PAGES...`"
         )
     serving = holder.live(Path(location))
@@ -92,7 +100,7 @@ def open_store(
         url = owner_url(serving)
         if url is not None:
             return ServedStore(str(location), serving, url)
-    return EmbeddedStore(location, notify=notify)
+    return EmbeddedStore(location, notify=notify, reading=reading)
 
 
 class SentTriples:
@@ -589,8 +597,10 @@ class EmbeddedStore(Store):
         read_only: bool = False,
         notify: Notify | None = None,
         record: holder.Holder | None = None,
+        reading: bool = False,
     ) -> None:
         self.location = str(location)
+        self._reading = reading
         try:
             if read_only:
                 self._store = ox.Store.read_only(self.location)
@@ -642,14 +652,14 @@ class EmbeddedStore(Store):
 
     def _unfinished_load(self, notify: Notify | None) -> None:
         """The store holds a load into an empty store that is running or did not finish (see
-        begin_load): refused read-only; emptied, as it was before that load, for writing (the
-        write lock says no load runs)."""
-        if self._read_only:
+        begin_load): refused read-only or to a command that only reads; emptied, as it was
+        before that load, for writing (the write lock says no load runs)."""
+        if self._read_only or self._reading:
             raise StoreError(
                 f"the store at {self.location} is being filled by its first ingest, or that "
                 f"ingest stopped half-way ({self.LOAD_FILE} is there): nothing in it can be read "
-                "until it ends; if it stopped, any command that writes (such as ingest) empties "
-                "the store again, so that the ingest can be run again"
+                "until it ends; if it stopped, run the ingest again (it empties the store "
+                f"first), or empty it with `benchgraph repair --store {self.location}`"
             )
         if notify is not None:
             notify(

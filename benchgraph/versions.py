@@ -81,6 +81,7 @@ class Version:
     results: int
     graph: str  # its page graph while current, else its history graph
     withdrawn: str = ""
+    restored: str = ""  # when it was made current again, kept as history until then
     previous: str = ""  # the IRI of the version it revises
     activity: str = ""  # the IRI of the ingest that wrote it
     recorded: bool = True
@@ -127,6 +128,8 @@ class Version:
             found.append(t(V.modified, ox.Literal(self.modified, datatype=kind)))
         if self.withdrawn:
             found.append(t(V.withdrawnAt, ox.Literal(self.withdrawn, datatype=_DATETIME)))
+        if self.restored:
+            found.append(t(V.restoredAt, ox.Literal(self.restored, datatype=_DATETIME)))
         if self.activity:
             found.append(t(V.wasGeneratedBy, ox.NamedNode(self.activity)))
         return found
@@ -165,12 +168,21 @@ class Versions:
 
     def at(self, when: datetime) -> Version | None:
         """The version that was current at ``when``: of those whose data-updated time (a
-        version without one: its ingest time) is at or before it, the latest; None when there
-        is none, or when that one had been withdrawn by then (and is not current again)."""
+        version without one: its ingest time) is at or before it, the latest, unless a version
+        was restored by then, after that one was ingested (then the last restored); None when
+        there is none, or when the one chosen had been withdrawn by then (and is not current
+        again)."""
         earlier = [v for v in self.all if v.order[0] <= when]
         if not earlier:
             return None
         chosen = earlier[-1]
+        restored = [
+            (moment, v)
+            for v in earlier
+            if (moment := instant(v.restored)) is not None and chosen.order[1] <= moment <= when
+        ]
+        if restored:
+            return max(restored, key=lambda pair: pair[0])[1]
         withdrawn = instant(chosen.withdrawn)
         if not chosen.current and withdrawn is not None and withdrawn <= when:
             return None
@@ -237,6 +249,7 @@ def _gathered(key: str, rows: Iterable[ox.QuerySolution]) -> Versions:
             int(_text(row["results"]) or 0),
             _text(row["graph"]) or graphs.page(key),
             _text(row["withdrawn"]),
+            _text(row["restored"]),
             _text(row["previous"]),
             recorded=row["current"] is None,
         )
@@ -286,9 +299,10 @@ def _relinked(versions: Iterable[Version]) -> list[Version]:
 
 @dataclass(frozen=True)
 class Plan:
-    """What writing a page's new bytes does: ``kind`` is ``unchanged`` (the bytes of a version
-    the store holds: nothing to write), ``loaded`` (it becomes current) or ``kept`` (older
-    than the current version: kept as history only)."""
+    """What writing a page's new bytes does: ``kind`` is ``unchanged`` (the bytes of the
+    current version: nothing to write), ``loaded`` (it becomes current), ``restored`` (the
+    bytes of a version kept as history while another is current: it is current again) or
+    ``kept`` (older than the current version: kept as history only)."""
 
     kind: str
     change: Change | None = None
@@ -309,12 +323,12 @@ def plan(
     graph would hold ``page``; ``report`` gives its report as the report graph named."""
     key, current = versions.key, versions.current
     known = versions.find(sha256)
-    if known is not None and (known.current or current is not None):
+    if known is not None and known.current:
         return Plan("unchanged")
     graph = graphs.page(key)
     new = Version(key, sha256, modified, when, results, graph, activity=activity.iri)
     catalogue = _Catalogue(added=activity.triples())
-    if current is not None and _older(modified, current.modified):
+    if known is None and current is not None and _older(modified, current.modified):
         kept = graphs.history(key, sha256)
         new = replace(new, graph=kept)
         _record(catalogue, versions.all, new)
@@ -325,14 +339,18 @@ def plan(
         graphs.report(graph): report(graphs.report(graph)),
     }
     kept_graphs: dict[str, str] = {}
-    if known is not None:  # a withdrawn version again: its page graph holds it once more
+    if known is not None and current is not None:  # made current again, as it was first read
+        new = replace(known, graph=graph, restored=when, recorded=True)
+        replaced.update({known.graph: [], graphs.report(known.graph): []})
+    elif known is not None:  # a withdrawn version again: its page graph holds it once more
         new = replace(new, withdrawn=known.withdrawn)
         replaced.update({known.graph: [], graphs.report(known.graph): []})
     if current is not None:
         history = graphs.history(key, current.sha256)
         kept_graphs = {graph: history, graphs.report(graph): graphs.report(history)}
     _record(catalogue, versions.all, new, superseded=current)
-    return Plan("loaded", catalogue.change(replaced, kept_graphs))
+    kind = "restored" if known is not None and current is not None else "loaded"
+    return Plan(kind, catalogue.change(replaced, kept_graphs))
 
 
 def _older(modified: str, than: str) -> bool:

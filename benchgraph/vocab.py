@@ -118,6 +118,7 @@ publisherName = BG + "publisherName"
 versionOf = BG + "versionOf"
 versionGraph = BG + "versionGraph"
 withdrawnAt = BG + "withdrawnAt"
+restoredAt = BG + "restoredAt"
 
 # Standard terms used by benchgraph
 type_ = RDF + "type"

@@ -31,13 +31,22 @@ from typing import BinaryIO
 import pyoxigraph as ox
 
 from benchgraph import graphs, iris, queries, validation, versions
-from benchgraph.outcomes import Outcome
+from benchgraph.outcomes import Outcome, Status
 from benchgraph.store import Change, EmbeddedStore, LoadUndone, Store, StoreError, is_remote
 from benchgraph.versions import Activity
-from ingest import leaderboard_csv, model_index, pwc_api, pwc_tables, radar, score_file, sota2
+from ingest import (
+    leaderboard_csv,
+    model_index,
+    pwc_api,
+    pwc_tables,
+    radar,
+    score_file,
+    sota2,
+    units,
+)
 from ingest.locating import MANIFEST, LocatingError, Locator, Repository
 from ingest.mapper import map_page
-from ingest.records import Page, PageError
+from ingest.records import Page, PageError, PageWarning
 
 PARSERS = (sota2, radar, pwc_tables, pwc_api, model_index, score_file, leaderboard_csv)
 # The formats, as a message names them.
@@ -369,7 +378,7 @@ def prepare_page(store: Store, page: Page, batch: Batch) -> Outcome | Write:
         # A batch that began on an empty store holds no version of a source it has not accepted.
         known = versions.Versions(page.key, ()) if batch.fresh else versions.read(store, page.key)
         found = known.find(page.sha256)
-        if found is not None and (found.current or known.current is not None):
+        if found is not None and found.current:
             item: Outcome | Write = Outcome(
                 origin, "unchanged", "", len(page.results), graph, page=page.key
             )
@@ -507,7 +516,7 @@ def _validated(
         triples,
         lambda name: report.triples(name, source, when),
     )
-    notes = tuple(str(warning) for warning in page.warnings)
+    notes = tuple(str(warning) for warning in (*page.warnings, *out_of_range(page)))
     if plan.kind == "kept":
         message = f"{origin}: page {page.key}: {KEPT}"
         kept = graphs.history(page.key, page.sha256)
@@ -516,11 +525,46 @@ def _validated(
         )
     else:
         graph = graphs.page(page.key)
+        message = ""
+        if plan.kind == "restored":
+            message = (
+                f"{origin}: page {page.key}: version {page.sha256[:16]}, kept as history, is "
+                "current again (the version it replaces is kept as history)"
+            )
+        status: Status = "restored" if plan.kind == "restored" else "loaded"
         outcome = Outcome(
-            origin, "loaded", "", len(page.results), graph, report.findings, notes, page.key
+            origin, status, message, len(page.results), graph, report.findings, notes, page.key
         )
     assert plan.change is not None
     return Write(plan.change, outcome)
+
+
+def out_of_range(page: Page) -> Iterator[PageWarning]:
+    """A warning for each result whose figure is far outside its unit's range: a percentage
+    below 0 or above 100, a count below 0 (a figure typed without its decimal point, a value
+    on another scale)."""
+    units_of = {
+        (d.benchmark or page.benchmark, d.name): units.canonical(d.unit or "") for d in page.metrics
+    }
+    for result in page.results:
+        unit = units_of.get((result.benchmark or page.benchmark, result.metric))
+        try:
+            value = Decimal(result.value)
+        except InvalidOperation:
+            continue
+        if unit == units.PERCENT and not 0 <= value <= 100:
+            problem = f"{result.value} is not a percentage (from 0 to 100)"
+        elif unit == units.COUNT and value < 0:
+            problem = f"{result.value} is a negative count"
+        else:
+            continue
+        where = result.location or (f"line {result.line}" if result.line else "")
+        yield PageWarning(
+            page.origin,
+            where or f"result {result.source_id}",
+            f"{result.method}, {result.metric}: {problem}",
+            "check the figure against its source: loaded as published",
+        )
 
 
 def ingest_file(store: Store, path: Path, now: str | None = None) -> Outcome:

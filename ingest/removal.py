@@ -49,6 +49,7 @@ class PageName:
     kind: NameKind
     source: str
     key: str = ""
+    sha256: str = ""  # a file's: the version it holds
 
 
 def page_names(given: str) -> list[PageName]:
@@ -98,20 +99,30 @@ def page_names_of(data: bytes, origin: str, repository: Repository | None = None
         pages = read_pages(data, origin, repository)
     except PageError as error:
         raise UnnamedPage(f"{error}; it gives no page identity, so nothing is removed") from None
-    return [PageName(origin, "file", iris.source(page.key), page.key) for page in pages]
+    return [
+        PageName(origin, "file", iris.source(page.key), page.key, page.sha256) for page in pages
+    ]
 
 
-def remove_pages(store: Store, names: Iterable[PageName]) -> Iterator[Removal]:
+def remove_pages(
+    store: Store, names: Iterable[PageName], any_version: bool = False
+) -> Iterator[Removal]:
     """Remove the pages ``names`` name from ``store``, each page with its validation report in
     one transaction, and yield a Removal for each page once it is gone (or for each name that
-    names none). Every name is looked up before anything is removed. Raises StoreError: the
-    pages yielded before it are removed, the others are not."""
+    names none). A file names the version it holds: when that is not the page's current
+    version, nothing is removed (a Removal ``not current`` says which is), unless
+    ``any_version``. Every name is looked up before anything is removed. Raises StoreError:
+    the pages yielded before it are removed, the others are not."""
     found = [(name, pages_of(store, name)) for name in names]
     removed: dict[str, str] = {}  # page graph: the name that removed it
     for name, pages in found:
         if not pages:
             yield Removal(name.given, "not found", _not_found(name))
         for graph, key, results in pages:
+            other = "" if any_version else _other_version(store, name)
+            if other:
+                yield Removal(name.given, "not current", other, key, graph, results)
+                continue
             text = f"{name.given}: page {key} ({results} results"
             if len(pages) > 1:
                 text += f"; one of the {len(pages)} pages of that source"
@@ -122,6 +133,24 @@ def remove_pages(store: Store, names: Iterable[PageName]) -> Iterator[Removal]:
             store.remove_page(graph, versions.withdrawal(versions.read(store, key), now()))
             removed[graph] = name.given
             yield Removal(name.given, "removed", text + ")", key, graph, results)
+
+
+def _other_version(store: Store, name: PageName) -> str:
+    """Why the file ``name`` does not name its page's current version ("" when it does, or
+    when ``name`` is no file)."""
+    if not name.sha256:
+        return ""
+    known = versions.read(store, name.key)
+    current = known.current
+    if current is None or current.sha256 == name.sha256:
+        return ""
+    held = known.find(name.sha256)
+    what = f"version {name.sha256[:16]}, {held.status}" if held else "bytes the store never held"
+    return (
+        f"{name.given}: holds {what}, not the current version {current.sha256[:16]} of page "
+        f"{name.key}: nothing removed (`benchgraph remove --any-version {name.given}` withdraws "
+        f"the current one; `benchgraph ingest` of the file makes its version current again)"
+    )
 
 
 def pages_of(store: Store, name: PageName) -> list[tuple[str, str, int]]:

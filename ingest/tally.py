@@ -73,7 +73,10 @@ class Tally:
     def __init__(self, verbose: bool, log: TextIO | None = None) -> None:
         self.verbose = verbose
         self.log = log
-        statuses = ("loaded", "unchanged", "kept", "refused", "unreadable", "skipped", "replaced")
+        statuses = (
+            "loaded", "unchanged", "restored", "kept", "refused", "unreadable", "skipped",
+            "replaced",
+        )  # fmt: skip
         self.counts = {s: 0 for s in statuses}
         self.results = self.warnings = self.infos = 0
         self.said = {"Warning": 0, "Info": 0}  # warnings and infos, folded once per source
@@ -85,7 +88,7 @@ class Tally:
         self.counts[o.status] += 1
         if o.message and (self.verbose or o.status != "skipped"):
             self.listing.append(f"{o.status}: {o.message}\n")
-        if o.status in ("loaded", "unchanged"):
+        if o.status in ("loaded", "unchanged", "restored"):
             self.results += o.results
         self.warnings += len(o.warnings)
         self.warnings += sum(1 for f in o.findings if f.severity == "Warning")
@@ -170,8 +173,10 @@ class Tally:
         skipped = f", {counts['skipped']} skipped (not a page)" if counts["skipped"] else ""
         # Only a version older than the current one is kept: 0 in the common case, left out.
         kept = ""
+        if counts["restored"]:  # only a rollback restores: 0 in the common case, left out
+            kept = f", {counts['restored']} restored (made current again)"
         if counts["kept"]:
-            kept = f", {counts['kept']} {KEPT}"
+            kept += f", {counts['kept']} {KEPT}"
         # Only a store written under earlier identity rules has sources to replace.
         if counts["replaced"]:
             kept += f", {counts['replaced']} replaced (stored under an earlier identity)"

@@ -152,7 +152,7 @@ def _answer(outcome: Outcome, summary: str) -> tuple[Response, int] | Response:
     if outcome.status == "refused":
         first = outcome.message.splitlines()[0].removesuffix(":")
         raise ApiError(422, first, messages=list(outcome.reasons), summary=summary)
-    if outcome.status not in ("loaded", "unchanged", "kept"):  # the shapes cannot be read
+    if outcome.status not in ("loaded", "restored", "unchanged", "kept"):  # shapes unreadable
         current_app.logger.error("a page posted cannot be validated: %s", outcome.message)
         raise ApiError(503, "pages cannot be validated right now; try again later")
     source = iris.source(outcome.page)
@@ -168,7 +168,7 @@ def _answer(outcome: Outcome, summary: str) -> tuple[Response, int] | Response:
         warnings=list(outcome.warnings),
         findings=[finding.as_dict() for finding in outcome.findings],
     )
-    if outcome.status != "loaded":  # unchanged, or kept as history: not what the source shows
+    if outcome.status not in ("loaded", "restored"):  # unchanged, or kept as history
         return body
     backend = current()
     base = backend.id_base()

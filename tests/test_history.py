@@ -256,7 +256,7 @@ def test_an_older_version_arriving_late_is_kept_as_history_not_current(
     assert_view_is_the_union_of_the_page_graphs(store_dir)
 
 
-def test_the_same_bytes_again_change_nothing_even_a_kept_version(
+def test_the_current_bytes_again_change_nothing_and_an_older_version_is_restored(
     store_dir: Path, tmp_path: Path
 ) -> None:
     newer = write(tmp_path, "newer.md", dated(LAION.read_text(encoding="utf-8"), 5))
@@ -264,10 +264,15 @@ def test_the_same_bytes_again_change_nothing_even_a_kept_version(
     ingest(store_dir, newer)
     with EmbeddedStore(store_dir) as store:
         before = set(store.quads())
-    for page in (newer, LAION):  # the current version, then one kept as history
-        assert ingest(store_dir, page).startswith("0 loaded, 1 unchanged, 0 refused")
+    assert ingest(store_dir, newer).startswith("0 loaded, 1 unchanged, 0 refused")
     with EmbeddedStore(store_dir) as store:
         assert set(store.quads()) == before
+    # The bytes of the version kept as history: it is current again, the newer one kept.
+    assert ingest(store_dir, LAION).startswith("0 loaded, 0 unchanged, 1 restored (made current")
+    rows = {row["version"]: row["status"] for row in history(store_dir, str(LAION))}
+    assert rows == {sha16(LAION): "current", sha16(newer): "history"}
+    assert ingest(store_dir, LAION).startswith("0 loaded, 1 unchanged, 0 refused")
+    assert_view_is_the_union_of_the_page_graphs(store_dir)
 
 
 def test_a_removal_is_recorded_as_history_and_its_statements_stay_queryable(

@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from benchgraph import settings
+from benchgraph.store import Store, notice, open_store
 
 EXIT_OK, EXIT_REFUSED, EXIT_ERROR = 0, 1, 2
 EXIT_PIPE = 128 + 13  # as a shell reports a command that SIGPIPE ended
@@ -18,6 +19,16 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
         self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
+
+
+def existing_store(args: argparse.Namespace, reading: bool = True) -> Store:
+    """The store ``--store`` (else its variable, else its default) names, which must exist: a
+    command that finds none says so, naming where the location came from, rather than make an
+    empty store and answer from it. A command ``reading`` only refuses a store its first
+    ingest left half-loaded, never empties it. Raises StoreError."""
+    location = settings.get("store", args.store)
+    by = settings.named_by("store", args.store)
+    return open_store(location, must_exist=True, notify=notice, reading=reading, named_by=by)
 
 
 def store_option(parser: argparse.ArgumentParser) -> None:

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 from typing import IO
 
-from benchgraph import eee, export, settings
-from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, store_option
-from benchgraph.store import Store, notice, open_store
+from benchgraph import eee, export
+from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, existing_store, store_option
+from benchgraph.store import Store, notice
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -58,7 +58,7 @@ def run_export(args: argparse.Namespace) -> int:
             f"{holds}\n"
         )
         return EXIT_ERROR
-    with open_store(settings.get("store", args.store), must_exist=True, notify=notice) as store:
+    with existing_store(args) as store:
         if args.out is None:
             left_out = write(store, args.format, sys.stdout.buffer, args.history)
             sys.stdout.buffer.flush()

@@ -16,10 +16,10 @@ from decimal import Decimal, InvalidOperation
 
 import pyoxigraph as ox
 
-from benchgraph import queries, settings, versions
+from benchgraph import queries, versions
 from benchgraph import vocab as V
-from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, store_option
-from benchgraph.store import Store, notice, open_store
+from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, existing_store, store_option
+from benchgraph.store import Store
 from benchgraph.versions import Version
 
 FORMATS = ("table", "csv", "json")
@@ -186,7 +186,7 @@ def run_history(args: argparse.Namespace) -> int:
     """Handler of ``benchgraph history``."""
     from ingest.removal import UnnamedPage  # the parsers, when needed
 
-    with open_store(settings.get("store", args.store), must_exist=True, notify=notice) as store:
+    with existing_store(args) as store:
         try:
             key = page_key(store, args.page)
         except (UnnamedPage, ValueError) as error:

@@ -14,8 +14,7 @@ import sys
 from datetime import date
 
 from benchgraph import audit, settings
-from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, store_option
-from benchgraph.store import notice, open_store
+from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, existing_store, store_option
 
 DEFAULT_STALE_DAYS = 180
 
@@ -115,7 +114,7 @@ def _date(text: str) -> date:
 def run_validate(args: argparse.Namespace) -> int:
     from benchgraph import validation  # with rdflib: imported by the command that needs it
 
-    with open_store(settings.get("store", args.store), notify=notice) as store:
+    with existing_store(args) as store:
         try:
             conforms, report = validation.validate_store(
                 store, save=not args.no_save, engine=args.engine
@@ -133,7 +132,7 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def run_repair(args: argparse.Namespace) -> int:
-    with open_store(settings.get("store", args.store), notify=notice) as store:
+    with existing_store(args, reading=False) as store:
         check = store.check_view()
         if check.exact or args.check:
             print(check.text())
@@ -148,7 +147,7 @@ def run_repair(args: argparse.Namespace) -> int:
 
 
 def run_audit(args: argparse.Namespace) -> int:
-    with open_store(settings.get("store", args.store), notify=notice) as store:
+    with existing_store(args) as store:
         result = audit.run_audit(store, args.stale_days, args.as_of)
     if args.format == "json":
         sys.stdout.write(result.as_json())

@@ -14,12 +14,12 @@ import sys
 
 import pyoxigraph as ox
 
-from benchgraph import queries, settings, sparqltext
+from benchgraph import queries, sparqltext
 from benchgraph import vocab as V
-from benchgraph.cli.console import EXIT_OK, store_option
+from benchgraph.cli.console import EXIT_OK, existing_store, store_option
 from benchgraph.media import GRAPH_FORMATS, RESULTS_FORMATS
 from benchgraph.queries import NamedQuery, QueryError
-from benchgraph.store import Answer, Triples, notice, open_store
+from benchgraph.store import Answer, Triples
 
 # The formats each query form is printed in; the first is its default. ``table`` and ``csv``
 # print each term's value; ``tsv`` and ``json`` are the W3C SPARQL 1.1 Query Results formats.
@@ -111,7 +111,7 @@ def run_query(args: argparse.Namespace) -> int:
             raise QueryError(f"--param {item!r}: expected NAME=VALUE")
         values[name] = value
     named.bind(values)  # a bad parameter is refused before the store is opened
-    with open_store(settings.get("store", args.store), notify=notice) as store:
+    with existing_store(args) as store:
         try:
             answer = store.answer(named, values)
         except SyntaxError as error:
