@@ -114,7 +114,7 @@ def read_sources(
         raise NotAPage(origin, "", "the file is empty", f"expected {KNOWN_FORMATS}")
     if b"\x00" in head[:8192]:
         raise NotAPage(origin, "", "binary data, not a text page")
-    if len(head) == _HEAD and _sniffed(_text_start(head)) is pwc_tables:
+    if _sniffed(_text_start(head)) is pwc_tables:  # read incrementally, whatever its size
         file.seek(0)
         yield from pwc_tables.read(file, origin)
         return
@@ -148,8 +148,8 @@ def read_sources(
     yield from parsed if isinstance(parsed, list) else [parsed]
 
 
-# How much of a file is read to tell its format before the rest; a file of Papers with Code
-# tables longer than this is read incrementally.
+# How much of a file is read to tell a file of Papers with Code tables, which is read
+# incrementally, from the others, which are read whole.
 _HEAD = 1 << 20
 
 
