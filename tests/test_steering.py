@@ -72,7 +72,7 @@ def test_remove_of_a_file_that_is_not_current_removes_nothing_unless_told(
     tmp_path: Path,
 ) -> None:
     store, bad = tmp_path / "store", typed_without_its_point(tmp_path)
-    for page in (bad, LAION):  # the bad one, then the good one made current again
+    for page in (LAION, bad, LAION):  # the good one, the bad one, the good one current again
         assert run_cli("ingest", str(page), store=store).returncode == 0
     assert prism(store) == ["81.7"]
     refused = run_cli("remove", str(bad), store=store)
@@ -82,7 +82,10 @@ def test_remove_of_a_file_that_is_not_current_removes_nothing_unless_told(
     assert prism(store) == ["81.7"]
     forced = run_cli("remove", "--any-version", str(bad), store=store)
     assert forced.returncode == 0, forced.stderr
-    assert prism(store) == []
+    assert forced.stdout.splitlines()[-1] == "1 removed, 0 not found"
+    history = run_cli("history", str(LAION), "--format", "csv", store=store)
+    statuses = [line.rsplit(",", 1)[-1] for line in history.stdout.splitlines()[1:]]
+    assert sorted(statuses) == ["history", "withdrawn"], history.stdout
 
 
 @pytest.mark.parametrize(
