@@ -8,6 +8,7 @@ reconcile short names with it (:mod:`ingest.names`).
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from functools import lru_cache
@@ -23,3 +24,18 @@ def normalise(name: str) -> str:
     """
     folded = unicodedata.normalize("NFKC", name).casefold()
     return _SEPARATORS.sub("-", folded).strip("-")
+
+
+# Past this many characters, a part of an identity is cut (see key_part).
+KEY_PART = 120
+
+
+def key_part(name: str) -> str:
+    """``name`` as one part of a source's identity or a result's ID: its normal form; one
+    longer than KEY_PART characters is its first 80, ``-`` and 12 hex digits of its SHA-256; a
+    name of no letters or digits is ``sha256-`` and 12 hex digits of the name's."""
+    form = normalise(name)
+    if form and len(form) <= KEY_PART:
+        return form
+    digest = hashlib.sha256((form or name).encode("utf-8")).hexdigest()[:12]
+    return f"{form[:80]}-{digest}" if form else f"sha256-{digest}"

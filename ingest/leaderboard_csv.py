@@ -59,7 +59,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from benchgraph.names import normalise
+from benchgraph.names import key_part
 from ingest import directions
 from ingest.cells import Cell, CellError, read_cell
 from ingest.records import (
@@ -206,7 +206,7 @@ def _sources(
                 raise _Skip(None, f"{len(fields)} fields, the header names {len(header)}")
             values = dict(zip(header, fields, strict=True))
             benchmark_id = _required(values, "benchmark_id")
-            key = f"{_endpoint(_required(values, 'source_url'))}/{_part(benchmark_id)}"
+            key = f"{_endpoint(_required(values, 'source_url'))}/{key_part(benchmark_id)}"
             source = sources.setdefault(key, _Source(key, benchmark_id, []))
             if source.benchmark_id != benchmark_id:
                 first = source.rows[0][0]
@@ -352,18 +352,6 @@ def _endpoint(url: str) -> str:
     URL's host and path without its query and last segment (the benchmark)."""
     parts = urlsplit(url)
     return f"{FORMAT}/{parts.netloc}{parts.path.rsplit('/', 1)[0]}"
-
-
-def _part(name: str) -> str:
-    """``name`` as one part of a key: normalised; one longer than 120 characters is its first
-    80, ``-`` and 12 hex digits of its SHA-256, one with no letter or digit ``sha256-`` and
-    12 hex digits of the name's."""
-    part = normalise(name)
-    if not part:
-        return "sha256-" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:12]
-    if len(part) > 120:
-        return f"{part[:80]}-{hashlib.sha256(part.encode('utf-8')).hexdigest()[:12]}"
-    return part
 
 
 def _required(values: Mapping[str, str], column: str) -> str:

@@ -9,12 +9,11 @@ the block.
 from __future__ import annotations
 
 import datetime
-import hashlib
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchgraph.names import normalise
+from benchgraph.names import key_part, normalise
 from ingest import directions
 from ingest.cells import Cell, CellError, read_cell
 from ingest.records import (
@@ -35,7 +34,6 @@ _ARXIV = re.compile(
 )
 HINT = "a model-index lists models, each with a name and results of task, dataset and metrics"
 MAX_SETTINGS = 200  # per task, dataset or metric: a card's args are a few hyperparameters
-MAX_PART = 120  # characters of a name in a result's ID; a longer one is cut and given a digest
 RESULT_HINT = "a result gives its 'task', its 'dataset' and its 'metrics' side by side"
 
 
@@ -131,7 +129,7 @@ class Reader:
         task, dataset and split, and the metric, each normalised; ``/2``, ``/3``, ... for a
         repeat of an ID already given."""
         names = (model, benchmark.task, benchmark.dataset, benchmark.split, metric)
-        found = "/".join([key, *(_part(name) for name in names if name is not None)])
+        found = "/".join([key, *(key_part(name) for name in names if name is not None)])
         if found not in self.ids:
             self.ids.add(found)
             return found
@@ -275,17 +273,6 @@ class Reader:
         if value is None or not value.strip():
             return None
         return str(value).strip()
-
-
-def _part(name: str) -> str:
-    """``name`` as one part of a result's ID: normalised, a name past MAX_PART characters cut
-    to 80 and the first 12 hex digits of its SHA-256, one with no letters or digits those 12
-    digits alone."""
-    part = normalise(name)
-    digest = hashlib.sha256((part or name).encode("utf-8")).hexdigest()[:12]
-    if not part:
-        return f"h{digest}"
-    return part if len(part) <= MAX_PART else f"{part[:80]}-{digest}"
 
 
 def _settings(key: str, value: object, found: list[Setting] | None = None) -> list[Setting]:

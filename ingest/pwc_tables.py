@@ -50,7 +50,7 @@ from typing import Any, BinaryIO
 
 import ijson
 
-from benchgraph.names import normalise
+from benchgraph.names import key_part
 from ingest import json_stream
 from ingest.pwc_tables_rows import Reader, Table
 from ingest.records import Page, PageError, SourceFormat
@@ -67,7 +67,6 @@ _TASK_KEYS = ("task", "description", "categories", "synonyms", "source_link", "d
 _START = re.compile(r'\A\s*(?:\[\s*\{\s*"(?:' + "|".join(_TASK_KEYS) + r')"|\{\s*"task")\s*:')
 _TASK_KEY = re.compile(r'"task"\s*:')
 _CHILDREN_KEY = re.compile(r'"(?:datasets|subtasks)"\s*:')
-_KEY_PART = 120  # past this, a part of a key is its first 80 characters and a digest
 # What of a row the records are read from: the leaderboard's content, for its SHA-256.
 _ROW_KEYS = ("model_name", "paper_title", "paper_url", "paper_date", "code_links",
              "uses_additional_data", "metrics")  # fmt: skip
@@ -206,17 +205,7 @@ def _leaderboard(
 def _key(table: Table) -> str:
     """``pwc-tables/{task}/{dataset}`` and ``/{subdataset}`` per level, each normalised."""
     parts = (table.task, table.dataset, *table.subsets)
-    return "/".join((FORMAT, *(_part(part) for part in parts)))
-
-
-def _part(name: str) -> str:
-    """``name`` normalised as a part of a key: past 120 characters, its first 80, ``-`` and 12
-    hex digits of its SHA-256; a name of no letters or digits is the digest alone."""
-    form = normalise(name)
-    if form and len(form) <= _KEY_PART:
-        return form
-    digest = hashlib.sha256((form or name).encode("utf-8")).hexdigest()[:12]
-    return f"{form[:80]}-{digest}" if form else f"sha256-{digest}"
+    return "/".join((FORMAT, *(key_part(part) for part in parts)))
 
 
 def _task_items(

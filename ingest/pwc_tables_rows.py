@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchgraph.names import normalise
+from benchgraph.names import key_part
 from ingest import directions
 from ingest.cells import Cell, CellError, read_cell
 from ingest.records import (
@@ -124,7 +124,7 @@ class Reader:
 
     def _source_id(self, method: str, metric: str) -> str:
         """The ID of the next result of ``method`` on ``metric``: ``/2`` and on for repeats."""
-        found = f"{self.key}/{normalise(method)}/{normalise(metric)}"
+        found = f"{self.key}/{key_part(method)}/{key_part(metric)}"
         self._ids[found] += 1
         repeat = self._ids[found]
         return found if repeat == 1 else f"{found}/{repeat}"

@@ -64,7 +64,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from benchgraph.names import normalise
+from benchgraph.names import key_part
 from ingest import directions, units
 from ingest.cells import Cell, CellError, read_cell
 from ingest.records import (
@@ -288,7 +288,7 @@ def _sources(
         except _Skip as skip:
             stray.append(_skipped(origin, index, skip))
             continue
-        key = f"{KEY}/{_part(benchmark_id)}/{_part(dataset)}"
+        key = f"{KEY}/{key_part(benchmark_id)}/{key_part(dataset)}"
         source = sources.setdefault(key, _Source(key, benchmark_id, dataset, []))
         if (source.benchmark_id, source.dataset) != (benchmark_id, dataset):
             taken = (
@@ -428,8 +428,8 @@ def _records(
     seen: Counter[str] = Counter()
     records = []
     for row in rows:
-        protocol = _part(row.protocol) if row.protocol else NO_PROTOCOL
-        name = f"{key}/{_part(row.model)}/{_part(row.source)}/{protocol}"
+        protocol = key_part(row.protocol) if row.protocol else NO_PROTOCOL
+        name = f"{key}/{key_part(row.model)}/{key_part(row.source)}/{protocol}"
         seen[name] += 1
         location = path("results", row.index)
         records.append(
@@ -476,18 +476,6 @@ def _plain(value: object) -> object:
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return value
-
-
-def _part(name: str) -> str:
-    """``name`` as one part of a key or ID: normalised; one longer than 120 characters is its
-    first 80, ``-`` and 12 hex digits of its SHA-256, one with no letter or digit
-    ``sha256-`` and 12 hex digits of the name's."""
-    part = normalise(name)
-    if not part:
-        return "sha256-" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:12]
-    if len(part) > 120:
-        return f"{part[:80]}-{hashlib.sha256(part.encode('utf-8')).hexdigest()[:12]}"
-    return part
 
 
 def _required(row: Mapping[str, Any], field: str) -> str:
