@@ -11,6 +11,7 @@ import pyoxigraph as ox
 import pytest
 from support import EXAMPLES, REPO, SEEDS, generate_corpus, run_cli
 
+from bench.pwc_archive import write_archive
 from benchgraph import graphs, versions
 from benchgraph.store import EmbeddedStore
 from ingest.loader import Batch, Input, Write, expand, ingest_files, prepare_page, read_page
@@ -249,9 +250,18 @@ LAION_LINK = "https://www.sota2.com/research/sota/prompt-recovery-on-laion"
 def test_no_result_holds_two_values_over_the_seeds_the_samples_and_a_corpus(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     generate_corpus(corpus, seed=3, pages=40)
+    archive = tmp_path / "archive" / "evaluation-tables.json"
+    archive.parent.mkdir()
+    write_archive(archive, leaderboards=200, seed=3)
     shared = REPO.parent / "shared" / "data"
     with EmbeddedStore(tmp_path / "store") as store:
-        batches = [[SEEDS], [EXAMPLES], [shared] if shared.is_dir() else [], [corpus]]
+        batches = [
+            [SEEDS],
+            [EXAMPLES],
+            [shared] if shared.is_dir() else [],
+            [corpus],
+            [archive.parent],
+        ]
         for paths in batches:
             files = [
                 Input(p, named=False)
@@ -259,5 +269,5 @@ def test_no_result_holds_two_values_over_the_seeds_the_samples_and_a_corpus(tmp_
                 for p in (sorted(f for f in path.rglob("*") if f.is_file()))
             ]
             list(ingest_files(store, files))
-        assert len(pages(store)) > 60
+        assert len(pages(store)) > 260
         assert two_values(store) == []
