@@ -11,6 +11,7 @@ import pytest
 from support import EXAMPLES, REPO, run_cli
 
 from benchgraph import audit
+from benchgraph.store import EmbeddedStore
 
 LAION = EXAMPLES / "sota2-prompt-recovery-on-laion.md"
 AS_OF = "2026-11-29"  # with the default 180 days: stale means updated before 2026-06-02
@@ -216,6 +217,7 @@ def test_bad_options_are_exit_two(store_dir: Path) -> None:
 
 
 def test_an_empty_store_audits_to_zeros(store_dir: Path) -> None:
+    EmbeddedStore(store_dir).close()
     document = audit_json(store_dir)
     assert document["sources"] == []
     assert set(document["overall"].values()) == {0}

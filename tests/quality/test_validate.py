@@ -289,6 +289,7 @@ def test_a_check_without_its_shape_is_exit_two(
 
 
 def test_an_empty_store_conforms(store_dir: Path) -> None:
+    EmbeddedStore(store_dir).close()
     done = run_cli("validate", store=store_dir)
     assert done.returncode == 0
     assert done.stdout == (
