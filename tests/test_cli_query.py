@@ -174,7 +174,8 @@ def test_a_query_the_parser_refuses_names_where_it_came_from(
     }[source]
     done = run_cli("query", argument, store=store_dir, stdin=stdin)
     assert done.returncode == 2
-    assert done.stderr.startswith(f"benchgraph: error: {where}: error at 1:")
+    assert done.stderr.startswith(f"benchgraph: error: {where}: line 1, column 26: ")
+    assert done.stderr.endswith(f"\n1 | {bad}\n  | {' ' * 25}^\n")
     assert "Traceback" not in done.stderr
     assert not store_dir.exists()
 

@@ -2,11 +2,12 @@
 answered in a format that fits its form.
 
 Everything that can be refused is refused before the store opens: an unknown name, a file that
-is not there, a malformed header or parameter, an update, text the parser refuses, and a
-``--format`` or ``--columns`` that does not fit the query's form. The table writes IRIs with
-the prefixes of :mod:`benchgraph.prefixes` and fits the terminal (:mod:`benchgraph.cli.table`);
-a table with ``result`` and ``value`` columns gets an ``interval`` column where results have a
-published interval.
+is not there, a malformed header or parameter, an update, text the parser refuses (said at its
+line and column, the line quoted: :mod:`benchgraph.syntax`), and a ``--format`` or
+``--columns`` that does not fit the query's form. A query given as text, a file or on stdin
+may use the predeclared prefixes (:mod:`benchgraph.prefixes`). The table writes IRIs with
+those prefixes and fits the terminal (:mod:`benchgraph.cli.table`); a table with ``result``
+and ``value`` columns gets an ``interval`` column where results have a published interval.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import sys
 
 import pyoxigraph as ox
 
-from benchgraph import prefixes, queries, settings, sparqltext
+from benchgraph import prefixes, queries, settings, sparqltext, syntax
 from benchgraph import vocab as V
 from benchgraph.cli import table
 from benchgraph.cli.console import EXIT_OK, store_option
@@ -50,8 +51,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         description="Run a SPARQL query over the store: a named query (the stem of a file in "
         "queries/), a .rq or .sparql file (a '#+' header is optional; its parameters then "
         "work with --param), - to read the query from stdin, or the query text itself (an "
-        "argument holding white space or '{'). Updates are refused. The table fits the "
-        "terminal's width. Exit codes: 0 answered; "
+        "argument holding white space or '{'); such a query may use the predeclared prefixes "
+        "(bg:, rdfs:, xsd:, ...; docs/queries.md lists them). Updates are refused. The table "
+        "fits the terminal's width. Exit codes: 0 answered; "
         "2 a query, parameter or --format refused, or a store error; 141 the output was "
         "closed before it was complete (`| head`).",
     )
@@ -99,12 +101,21 @@ def form_of(named: NamedQuery) -> str:
     try:
         parsed = ox.Store().query(named.text)
     except SyntaxError as error:
-        raise QueryError(f"{named.where}: {error}") from None
+        raise refused(named, error) from None
     if form is not None:
         return form
     if isinstance(parsed, ox.QueryBoolean):
         return "ASK"
     return "CONSTRUCT" if isinstance(parsed, ox.QueryTriples) else "SELECT"
+
+
+def refused(named: NamedQuery, error: SyntaxError) -> QueryError:
+    """The QueryError for the parser's ``error`` about ``named``: where it came from, the line
+    and column in its text as given, what is wrong in words, and the line quoted with a caret
+    under the place (see :mod:`benchgraph.syntax`)."""
+    problem = syntax.explain(str(error), named.text, named.added)
+    excerpt = problem.excerpt()
+    return QueryError(f"{named.where}: {problem}" + (f"\n{excerpt}" if excerpt else ""))
 
 
 def run_query(args: argparse.Namespace) -> int:
@@ -129,7 +140,7 @@ def run_query(args: argparse.Namespace) -> int:
         try:
             answer = store.answer(named, values)
         except SyntaxError as error:
-            raise QueryError(f"{named.where}: {error}") from None
+            raise refused(named, error) from None
         if isinstance(answer, ox.QuerySolutions) and fmt in ("table", "csv"):
             names, rows = _rows(answer)
             if fmt == "table" and not queries.reads_past(named, bound):
