@@ -27,7 +27,7 @@ from typing import IO
 
 from pyoxigraph import Literal, NamedNode
 
-from benchgraph import iris, resources
+from benchgraph import iris, prefixes, resources
 from benchgraph import vocab as V
 from benchgraph.suggest import Names
 
@@ -169,6 +169,9 @@ class NamedQuery:
     # What it reads of the store's past (its header's ``versions`` line; "": the store as it
     # is): see :mod:`benchgraph.asof`.
     versions: str = ""
+    # Lines of PREFIX declarations written before the text as given (a query given to the CLI
+    # may use the predeclared prefixes: :mod:`benchgraph.prefixes`).
+    added: int = 0
 
     @property
     def where(self) -> str:
@@ -479,7 +482,8 @@ def given(argument: str, stdin: IO[str]) -> NamedQuery:
     """The query ``benchgraph query`` is given as ``argument``: ``-`` reads it from ``stdin``;
     a path ending in ``.rq`` or ``.sparql`` is a query file; text holding white space or ``{``
     is the query itself; anything else is a named query's name. The ``#+`` header is optional
-    but in a named query (its parameters then work; a malformed line is still an error).
+    but in a named query (its parameters then work; a malformed line is still an error). A
+    query that is not a named query may use the predeclared prefixes (its ``added`` lines).
 
     Raises QueryError when the file cannot be read, the name names no query, or the header
     is malformed.
@@ -504,5 +508,10 @@ def given(argument: str, stdin: IO[str]) -> NamedQuery:
 
 
 def _adhoc(text: str, where: str, path: Path | None = None) -> NamedQuery:
+    """The query ``text`` given to the CLI, its header read, the predeclared prefixes it does
+    not declare itself declared before it. Raises QueryError for a malformed header."""
     h = parse_header(where, text, summary_required=False)
-    return NamedQuery(where, path, h.summary, h.description, h.params, text, h.versions)
+    ready = prefixes.prepare(text)
+    return NamedQuery(
+        where, path, h.summary, h.description, h.params, ready.text, h.versions, ready.added
+    )

@@ -16,6 +16,9 @@ DCTERMS = "http://purl.org/dc/terms/"
 PROV = "http://www.w3.org/ns/prov#"
 SCHEMA = "https://schema.org/"
 UNIT = "http://qudt.org/vocab/unit/"
+OWL = "http://www.w3.org/2002/07/owl#"
+QUDT = "http://qudt.org/schema/qudt/"
+MLS = "http://www.w3.org/ns/mls#"
 
 PREFIXES = {
     "bg": BG,

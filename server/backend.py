@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import atexit
 import os
-import re
 import shutil
 import tempfile
 import threading
@@ -20,7 +19,7 @@ from typing import cast
 
 from flask import current_app, request
 
-from benchgraph import graphs, media
+from benchgraph import graphs, media, syntax
 from benchgraph.queries import NamedQuery
 from benchgraph.store import is_remote
 from benchgraph.suggest import Names
@@ -30,7 +29,6 @@ from server.errors import ApiError
 from server.remote_pool import RemotePool
 from server.workers import PoolError, WorkerPool
 
-_POSITION = re.compile(r"^error at (\d+):(\d+): ?")
 NAMES_ENTRIES = 64  # sets of names to suggest from, of one generation (a benchmark's metrics each)
 NAMES_ROWS = 10_000_000  # the rows such a set is read with (every method's name, however many)
 
@@ -79,7 +77,7 @@ class Backend:
         reply = self.pool.run(job, time_limit)
         if isinstance(reply, Answer):
             return reply
-        raise failure_error(reply)
+        raise failure_error(reply, job if isinstance(job, Job) else None)
 
     def lookup(
         self, text: str, bindings: Mapping[str, Term], within: tuple[str, ...] | None = None
@@ -171,14 +169,25 @@ def _first_column(answer: Answer) -> list[str]:
     return answer.values.column()
 
 
-def failure_error(failure: Failure) -> ApiError:
-    """The ApiError for what a worker reported."""
+def failure_error(failure: Failure, job: Job | None = None) -> ApiError:
+    """The ApiError for what a worker reported about ``job``. A query the parser refused is
+    said at its line and column in the client's own text (``line``, ``column``, and
+    ``excerpt``: the line quoted with a caret under the place; see :mod:`benchgraph.syntax`)."""
     if failure.reason == "syntax":
-        found = _POSITION.match(failure.message)
-        error = ApiError(400, f"malformed query: {failure.message}")
-        if found:
-            error.fields.update(line=int(found[1]), column=int(found[2]))
-        return error
+        problem = (
+            syntax.explain(failure.message, job.query, job.added)
+            if job is not None
+            else syntax.Problem(0, 0, failure.message)
+        )
+        if not problem.line:
+            return ApiError(400, f"malformed query: {problem}")
+        return ApiError(
+            400,
+            f"malformed query at line {problem.line}, column {problem.column}: {problem.message}",
+            line=problem.line,
+            column=problem.column,
+            excerpt=problem.excerpt(),
+        )
     if failure.reason == "not_acceptable":
         kinds = ("results", "page") if failure.kind == "results" else ("graph",)
         offered = ", ".join(m.mime for m in media.of_kind(*kinds))

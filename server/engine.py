@@ -57,6 +57,9 @@ class Job:
     preemptible: bool = False
     # What a named query reads of the store's past (None: the store as it is).
     past: asof.Past | None = None
+    # Lines of PREFIX declarations written before a client's query (the predeclared prefixes:
+    # benchgraph.prefixes), so that a parse error is said in the client's own lines.
+    added: int = 0
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ import pyoxigraph as ox
 from flask import Blueprint, Response, render_template, request, url_for
 from markupsafe import Markup
 
-from benchgraph import asof, graphs, media, resources
+from benchgraph import asof, graphs, media, prefixes, resources
 from benchgraph import vocab as V
 from benchgraph.queries import QueryError
 from server import charts, sparql
@@ -337,6 +337,7 @@ def query() -> Response:
         answer=answer,
         graph_text=graph_text,
         examples=list(backend.catalogue.values()),
+        prefixes=prefixes.PREDECLARED,
     )
 
 

@@ -9,8 +9,11 @@
   ``Accept`` header; 406 when nothing acceptable fits the answer.
 - ``GET /sparql`` without a query answers the Service Description (HTML for browsers: the same
   description as a page, with a query form).
+- A query may use the predeclared prefixes (``bg:``, ``rdfs:``, …: :mod:`benchgraph.prefixes`)
+  without declaring them; a prefix it declares keeps its own namespace.
 - Updates (``update=…``, ``application/sparql-update``, an update in ``query``) and ``SERVICE``
-  are refused with 400; a malformed query gets 400 with the parser's message and position.
+  are refused with 400; a malformed query gets 400 saying what is wrong, with the line and
+  column in the client's text and that line quoted with a caret (``excerpt``).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from flask import Blueprint, Response, render_template, request
 
 from benchgraph import media
 from benchgraph import vocab as V
+from benchgraph.prefixes import PREDECLARED, prepare
 from server import description, guard
 from server.answers import respond
 from server.backend import Backend, current
@@ -164,7 +168,8 @@ def evaluate(
     results: media.MediaType | None,
     graph: media.MediaType | None,
 ) -> Answer:
-    """Check ``params.query`` (read-only, no SERVICE, graphs of the store only) and run it.
+    """Check ``params.query`` (read-only, no SERVICE, graphs of the store only) and run it,
+    with the predeclared prefixes it does not declare itself (:mod:`benchgraph.prefixes`).
 
     ``results`` and ``graph`` are the formats acceptable for a SELECT/ASK and a
     CONSTRUCT/DESCRIBE answer (an HTML page means SPARQL JSON). Raises ApiError: 400 for a
@@ -172,8 +177,9 @@ def evaluate(
     """
     assert params.query is not None
     sparql_url = backend.base_url() + "sparql"
+    ready = prepare(params.query)  # the guard reads the text the engine runs
     try:
-        inspection = guard.inspect(params.query, sparql_url)
+        inspection = guard.inspect(ready.text, sparql_url)
     except guard.Refused as refused:
         raise ApiError(400, str(refused)) from None
     answers_graph = inspection.form in ("CONSTRUCT", "DESCRIBE")
@@ -188,12 +194,13 @@ def evaluate(
         raise ApiError(406, f"no acceptable format for this query's answer; formats: {offered}")
     page = results is not None and results.kind == "page"
     job = Job(
-        params.query,
+        ready.text,
         results_format="json" if page else (results.key if results else None),
         graph_format=graph.key if graph else None,
         max_rows=backend.max_rows,
         base_iri=sparql_url,
         preemptible=True,
+        added=ready.added,
         **_dataset(params, inspection, backend),
     )
     return backend.run(job)
@@ -221,6 +228,7 @@ def describe(backend: Backend, formats: list[str]) -> Response:
             languages=description.LANGUAGES,
             results=media.of_kind("results"),
             graphs=media.of_kind("graph"),
+            prefixes=PREDECLARED,
         )
         response = Response(text, content_type=chosen.content_type)
     else:

@@ -2,27 +2,34 @@
 answered in a format that fits its form.
 
 Everything that can be refused is refused before the store opens: an unknown name, a file that
-is not there, a malformed header or parameter, an update, text the parser refuses, and a
-``--format`` that does not fit the query's form.
+is not there, a malformed header or parameter, an update, text the parser refuses (said at its
+line and column, the line quoted: :mod:`benchgraph.syntax`), and a ``--format`` or
+``--columns`` that does not fit the query's form. A query given as text, a file or on stdin
+may use the predeclared prefixes (:mod:`benchgraph.prefixes`). The table writes IRIs with
+those prefixes and fits the terminal (:mod:`benchgraph.cli.table`); a table with ``result``
+and ``value`` columns gets an ``interval`` column where results have a published interval.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import re
 import sys
 
 import pyoxigraph as ox
 
-from benchgraph import queries, sparqltext
+from benchgraph import prefixes, queries, sparqltext, syntax
 from benchgraph import vocab as V
+from benchgraph.cli import table
 from benchgraph.cli.console import EXIT_OK, existing_store, store_option
 from benchgraph.media import GRAPH_FORMATS, RESULTS_FORMATS
 from benchgraph.queries import NamedQuery, QueryError
-from benchgraph.store import Answer, Triples
+from benchgraph.store import Answer, Store, Triples
 
 # The formats each query form is printed in; the first is its default. ``table`` and ``csv``
-# print each term's value; ``tsv`` and ``json`` are the W3C SPARQL 1.1 Query Results formats.
+# print each term's value (the table an IRI with a predeclared prefix); ``tsv`` and ``json``
+# are the W3C SPARQL 1.1 Query Results formats.
 _GRAPH = ("turtle", "ntriples", "jsonld")
 FORMATS: dict[str, tuple[str, ...]] = {
     "SELECT": ("table", "csv", "tsv", "json"),
@@ -44,7 +51,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         description="Run a SPARQL query over the store: a named query (the stem of a file in "
         "queries/), a .rq or .sparql file (a '#+' header is optional; its parameters then "
         "work with --param), - to read the query from stdin, or the query text itself (an "
-        "argument holding white space or '{'). Updates are refused. Exit codes: 0 answered; "
+        "argument holding white space or '{'); such a query may use the predeclared prefixes "
+        "(bg:, rdfs:, xsd:, ...; docs/queries.md lists them). Updates are refused. The table "
+        "fits the terminal's width. Exit codes: 0 answered; "
         "2 a query, parameter or --format refused, or a store error; 141 the output was "
         "closed before it was complete (`| head`).",
     )
@@ -63,6 +72,12 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--format",
         choices=tuple(dict.fromkeys(n for names in FORMATS.values() for n in names)),
         help=f"{fitting}. json is the W3C SPARQL 1.1 Query Results JSON document.",
+    )
+    command.add_argument(
+        "--columns",
+        metavar="A,B,C",
+        help="the columns of a SELECT's answer to print, in this order (table and csv); the "
+        "table's own 'interval' column among them",
     )
     store_option(command)
     command.set_defaults(handler=run_query)
@@ -86,12 +101,21 @@ def form_of(named: NamedQuery) -> str:
     try:
         parsed = ox.Store().query(named.text)
     except SyntaxError as error:
-        raise QueryError(f"{named.where}: {error}") from None
+        raise refused(named, error) from None
     if form is not None:
         return form
     if isinstance(parsed, ox.QueryBoolean):
         return "ASK"
     return "CONSTRUCT" if isinstance(parsed, ox.QueryTriples) else "SELECT"
+
+
+def refused(named: NamedQuery, error: SyntaxError) -> QueryError:
+    """The QueryError for the parser's ``error`` about ``named``: where it came from, the line
+    and column in its text as given, what is wrong in words, and the line quoted with a caret
+    under the place (see :mod:`benchgraph.syntax`)."""
+    problem = syntax.explain(str(error), named.text, named.added)
+    excerpt = problem.excerpt()
+    return QueryError(f"{named.where}: {problem}" + (f"\n{excerpt}" if excerpt else ""))
 
 
 def run_query(args: argparse.Namespace) -> int:
@@ -104,20 +128,111 @@ def run_query(args: argparse.Namespace) -> int:
             f"{named.where}: --format {fmt} does not fit {'an' if form == 'ASK' else 'a'} "
             f"{form} query; use {_listed(FORMATS[form])}"
         )
+    columns = _columns(args.columns, form, fmt)
     values: dict[str, str] = {}
     for item in args.param:
         name, sep, value = item.partition("=")
         if not sep:
             raise QueryError(f"--param {item!r}: expected NAME=VALUE")
         values[name] = value
-    named.bind(values)  # a bad parameter is refused before the store is opened
+    bound = named.bind(values)  # a bad parameter is refused before the store is opened
     with existing_store(args) as store:
         try:
             answer = store.answer(named, values)
         except SyntaxError as error:
-            raise QueryError(f"{named.where}: {error}") from None
-        write(answer, fmt)
+            raise refused(named, error) from None
+        if isinstance(answer, ox.QuerySolutions) and fmt in ("table", "csv"):
+            names, rows = _rows(answer)
+            if fmt == "table" and not queries.reads_past(named, bound):
+                names, rows = _with_intervals(store, names, rows)
+            _print_rows(names, rows, fmt, columns)
+        else:
+            write(answer, fmt)
     return EXIT_OK
+
+
+def _columns(given: str | None, form: str, fmt: str) -> list[str] | None:
+    """The column names ``--columns`` gives (None: all). Raises QueryError when the query is
+    no SELECT or its format (json, tsv) prints every column."""
+    if given is None:
+        return None
+    if form != "SELECT" or fmt not in ("table", "csv"):
+        raise QueryError(
+            f"--columns picks the columns of a SELECT's answer as a table or csv, not of "
+            f"{'an' if form == 'ASK' else 'a'} {form} query's as {fmt}"
+        )
+    names = [n.strip().lstrip("?$") for n in given.split(",") if n.strip()]
+    if not names:
+        raise QueryError("--columns: expected column names, such as --columns methodLabel,value")
+    return names
+
+
+Cell = ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple | str | None
+_PRINTED = re.compile(r"\[\s*([-+]?[\d.]+)\s*,\s*([-+]?[\d.]+)\s*\]")  # "[3.9,5.0]"
+
+
+def _rows(answer: ox.QuerySolutions) -> tuple[list[str], list[list[Cell]]]:
+    names = [v.value for v in answer.variables]
+    return names, [[solution[n] for n in names] for solution in answer]
+
+
+def _with_intervals(
+    store: Store, names: list[str], rows: list[list[Cell]]
+) -> tuple[list[str], list[list[Cell]]]:
+    """``names`` and ``rows``, with an ``interval`` column after ``value`` when the answer has
+    ``value`` and ``result`` columns, no interval columns of its own, and a result with a
+    published confidence interval: ``lower–upper``, the bounds as the page printed them when
+    the store kept that text. Raises StoreError when the store cannot answer."""
+    if not {"result", "value"} <= set(names) or {"ciLower", "ciUpper", "interval"} & set(names):
+        return names, rows
+    at = names.index("result")
+    results = {cell.value: cell for row in rows if isinstance(cell := row[at], ox.NamedNode)}
+    if not results:
+        return names, rows
+    text = sparqltext.with_values(queries.internal("intervals"), "result", list(results.values()))
+    found = store.query(text)
+    assert isinstance(found, ox.QuerySolutions)
+    intervals: dict[str, str] = {}
+    for row in found:
+        result, low, high = row["result"], row["ciLower"], row["ciUpper"]
+        if result is not None and low is not None and high is not None:
+            # The bounds as the page printed them ("[3.9,5.0]"), else as stored ("3.9", "5").
+            printed = _PRINTED.fullmatch(_cell(row["published"]))
+            bounds = printed.groups() if printed else (_cell(low), _cell(high))
+            intervals[_cell(result)] = "–".join(bounds)
+    if not intervals:
+        return names, rows
+    after = names.index("value") + 1
+    widened = []
+    for row in rows:
+        result = row[at]
+        shown = intervals.get(result.value, "") if isinstance(result, ox.NamedNode) else ""
+        widened.append([*row[:after], shown, *row[after:]])
+    return [*names[:after], "interval", *names[after:]], widened
+
+
+def _print_rows(
+    names: list[str], rows: list[list[Cell]], fmt: str, columns: list[str] | None
+) -> None:
+    """Print ``rows`` as a table or as CSV, the ``columns`` given (None: all) in their order.
+    Raises QueryError for a column the answer does not have."""
+    if columns is not None:
+        unknown = [c for c in columns if c not in names]
+        if unknown:
+            raise QueryError(
+                f"--columns: the answer has no column {unknown[0]!r} (its columns: "
+                f"{', '.join(names)})"
+            )
+        picked = [names.index(c) for c in columns]
+        names, rows = columns, [[row[i] for i in picked] for row in rows]
+    if fmt == "csv":
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(names)
+        writer.writerows([[_cell(c) for c in row] for row in rows])
+        return
+    shown = [[_cell(c, short=True) for c in row] for row in rows]
+    for line in table.render(names, shown, table.terminal_width(), fold=columns is None):
+        print(line)
 
 
 def write(answer: Answer, fmt: str) -> None:
@@ -130,28 +245,18 @@ def write(answer: Answer, fmt: str) -> None:
     elif isinstance(answer, ox.QueryBoolean):
         print("true" if bool(answer) else "false")
     else:
-        names = [v.value for v in answer.variables]
-        rows = [[_cell(solution[n]) for n in names] for solution in answer]
-        if fmt == "csv":
-            writer = csv.writer(sys.stdout, lineterminator="\n")
-            writer.writerow(names)
-            writer.writerows(rows)
-        else:
-            _print_table(names, rows)
+        names, rows = _rows(answer)
+        _print_rows(names, rows, fmt, None)
     if fmt in ("json", "jsonld"):
         out.write(b"\n")  # a document on one line: end the line
 
 
-def _cell(term: object) -> str:
+def _cell(term: Cell, short: bool = False) -> str:
+    """The text a table or CSV shows for ``term``: an IRI (written with the predeclared
+    prefixes when ``short``), a blank node's label, a literal's lexical form; empty when
+    unbound."""
     if term is None:
         return ""
+    if isinstance(term, ox.NamedNode):
+        return prefixes.shorten(term.value) if short else term.value
     return str(getattr(term, "value", term))
-
-
-def _print_table(names: list[str], rows: list[list[str]]) -> None:
-    widths = [max([len(n)] + [len(r[i]) for r in rows]) for i, n in enumerate(names)]
-    print("  ".join(n.ljust(w) for n, w in zip(names, widths, strict=True)))
-    print("  ".join("-" * w for w in widths))
-    for row in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))
-    print(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")

@@ -44,7 +44,7 @@ def test_json_error_shape(server: Any, http: Any, case: tuple) -> None:
     document = reply.json()
     assert document["ok"] is False and document["status"] == status
     assert isinstance(document["error"], str) and document["error"]
-    extra = {"parameter", "graph", "line", "column", "suggestions"}
+    extra = {"parameter", "graph", "line", "column", "excerpt", "suggestions"}
     assert set(document) - {"ok", "error", "status"} <= extra
     if status == 405:
         assert reply.headers["allow"]

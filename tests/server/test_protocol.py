@@ -272,8 +272,9 @@ def test_malformed_query_is_400_with_the_parsers_position(server: Any, http: Any
     reply = http.fetch(http.url(server.sparql, query="SELECT * WHERE {\n  ?s ?p }"))
     body = reply.json()
     assert reply.status == 400 and body["ok"] is False
-    assert body["error"].startswith("malformed query: error at 2:")
+    assert body["error"].startswith("malformed query at line 2, column ")
     assert body["line"] == 2 and body["column"] > 0
+    assert body["excerpt"].startswith("2 |   ?s ?p }\n")
 
 
 def test_decimals_keep_their_published_text(server: Any, http: Any) -> None:
