@@ -43,7 +43,7 @@ def test_a_cut_off_names_no_split() -> None:
 
 def test_every_hits_metric_of_the_ogb_file_has_a_direction() -> None:
     if not OGB.is_file():
-        pytest.skip(f"the Papers with Code sample {OGB.name} (../shared/data/pwc) is not here")
+        pytest.skip(f"the sample {OGB.name} (../shared/data/pwc) is not beside this checkout")
     pages = pwc_tables.parse(OGB.read_bytes(), OGB.name)
     metrics = [m for page in pages for m in page.metrics]
     found = {(m.name, m.direction, m.direction_inferred) for m in metrics if "Hits@" in m.name}
