@@ -10,8 +10,8 @@ written as soon as its rows are in: one evaluation is held in memory at a time.
 What goes where:
 
 - ``lower_is_better`` from the metric's ``bg:direction``; a metric without one gets None (JSON
-  null), never a guess, and since EEE requires a boolean such a result is left out and named
-  (:func:`write`).
+  null), never a guess, and since EEE requires a boolean such a result is left out and told
+  (:func:`write`, :class:`LeftOut`).
 - ``metric_unit`` from ``bg:unit``: ``percent``, ``unitless``, another QUDT unit's local name, or
   an unmapped unit's label as published; the unit's IRI in ``additional_details``.
 - ``score`` is the number as published (``bg:publishedValue``, written as the JSON number it is:
@@ -144,6 +144,18 @@ class Result:
 
 
 @dataclass(frozen=True)
+class LeftOut:
+    """A result :func:`write` left out: its metric states no direction (EEE requires
+    ``lower_is_better``)."""
+
+    result: str  # the result's IRI
+    metric: str  # the metric's IRI
+    metric_name: str
+    benchmark: str  # the benchmark's name (its IRI when it has none)
+    source_format: str | None  # the format of the source it came from (sota2, pwc-tables, …)
+
+
+@dataclass(frozen=True)
 class Evaluation:
     """One EEE record: one method's results on one source page, as one paper reported them."""
 
@@ -195,10 +207,10 @@ def evaluations(store: Store) -> Iterator[Evaluation]:
         yield _evaluation(evaluation[0][0], [_result(rows) for rows in evaluation])
 
 
-def write(store: Store, output: IO[bytes], left_out: Callable[[str], None]) -> int:
+def write(store: Store, output: IO[bytes], left_out: Callable[[LeftOut], None]) -> int:
     """Write every evaluation of ``store`` to ``output`` as JSON Lines, one record a line, and
     return how many results were left out: those whose metric states no direction (EEE requires
-    ``lower_is_better``), each named through ``left_out``. Raises StoreError or OSError."""
+    ``lower_is_better``), each told to ``left_out``. Raises StoreError or OSError."""
     missing = 0
     for evaluation in evaluations(store):
         kept = tuple(r for r in evaluation.results if r.lower_is_better is not None)
@@ -206,9 +218,14 @@ def write(store: Store, output: IO[bytes], left_out: Callable[[str], None]) -> i
             if result.lower_is_better is None:
                 missing += 1
                 left_out(
-                    f"left out: result {result.iri}: its metric {result.metric_id} states no "
-                    "direction (bg:direction), and an EEE record needs lower_is_better; state "
-                    "the direction on the page and ingest it again"
+                    LeftOut(
+                        result=result.iri,
+                        metric=result.metric_id,
+                        metric_name=result.metric_name,
+                        benchmark=result.dataset_details.get("benchmark_name")
+                        or result.dataset_details["benchmark"],
+                        source_format=evaluation.source.details.get("source_format"),
+                    )
                 )
         if kept:
             line = dumps(replace(evaluation, results=kept).record())

@@ -18,7 +18,7 @@ replaced by its IRI.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal, InvalidOperation
@@ -465,13 +465,34 @@ def internal(name: str) -> str:
 
 
 def find(name: str) -> NamedQuery:
-    """The named query ``name`` (query files: :func:`given`). Raises QueryError if there is
-    none."""
+    """The named query ``name`` (query files: :func:`given`). Raises UnknownQuery if there is
+    none, with the names nearest it."""
     candidate = resources.queries_dir() / f"{name}.rq"
     if not candidate.is_file():
-        names = ", ".join(catalogue()) or "none"
-        raise QueryError(f"no named query {name!r} (named queries: {names})")
+        known = list(catalogue())
+        suggestions, hint = did_you_mean(name, known)
+        listed = ", ".join(known) or "none"
+        raise UnknownQuery(
+            f"no named query {name!r}{'; ' + hint if hint else ''} (named queries: {listed})",
+            suggestions,
+        )
     return load(candidate)
+
+
+class UnknownQuery(QueryError):
+    """A name that names no named query; ``suggestions`` are the nearest names that do."""
+
+    def __init__(self, message: str, suggestions: list[str]) -> None:
+        super().__init__(message)
+        self.suggestions = suggestions
+
+
+def did_you_mean(name: str, names: Iterable[str]) -> tuple[list[str], str]:
+    """The names of ``names`` nearest ``name`` (a misspelling, another case, a prefix), nearest
+    first and at most :data:`benchgraph.suggest.COUNT`, and the words that suggest them
+    (``did you mean 'leaderboard'?``); none and ``""`` when none is near."""
+    near = Names(names).nearest(name)
+    return near, f"did you mean {_alternatives(near)}?" if near else ""
 
 
 # What `benchgraph query` takes as a query file besides a named query's name.

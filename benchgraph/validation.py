@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 SH = rdflib.Namespace("http://www.w3.org/ns/shacl#")
 BGSH = "https://w3id.org/benchgraph/shapes#"
 SEVERITIES = ("Violation", "Warning", "Info")
+ACROSS_PAGES = "across pages"  # the page of a cross-page check's finding
 PREFIXES = {
     **V.PREFIXES,
     "bgsh": BGSH,
@@ -467,11 +468,45 @@ class StoreReport:
         verdict = "conforms" if self.conforms else "does not conform"
         return f"{len(self.pages)} pages and the cross-page checks validated: {counts}; {verdict}"
 
-    def text(self) -> str:
-        view = "" if self.view.exact else f"store: {self.view.text()}\n"
-        return "".join(f.text() + "\n" for f in self.findings) + view + self.summary() + "\n"
+    def by_shape(self) -> list[tuple[str, str, int, int]]:
+        """``(severity, shape IRI, findings, pages)`` for each severity and shape that found
+        something, the most severe first, then the most findings; ``pages`` counts the pages
+        they are on (0 for the cross-page checks)."""
+        found: dict[tuple[str, str], list[str]] = {}
+        for f in self.findings:
+            found.setdefault((f.severity, f.shape), []).append(f.page)
+        rows = [
+            (severity, shape, len(pages), len(set(pages) - {ACROSS_PAGES}))
+            for (severity, shape), pages in found.items()
+        ]
+        return sorted(rows, key=lambda r: (SEVERITIES.index(r[0]), -r[2], r[1]))
 
-    def as_json(self) -> str:
+    def text(self, summary: bool = False) -> str:
+        """The report as text: a line per finding (``summary``: a line per severity and shape,
+        with its count), what differs in the merged view, then the summary line."""
+        view = "" if self.view.exact else f"store: {self.view.text()}\n"
+        if summary:
+            lines = [
+                f"{severity.lower()} {compact(shape)}: {n:,} "
+                + (f"on {p:,} page{'s' * (p != 1)}" if p else ACROSS_PAGES)
+                + "\n"
+                for severity, shape, n, p in self.by_shape()
+            ]
+        else:
+            lines = [f.text() + "\n" for f in self.findings]
+        return "".join(lines) + view + self.summary() + "\n"
+
+    def as_json(self, summary: bool = False) -> str:
+        """The report as a JSON document: counts, the findings (``summary``: the counts by
+        severity and shape instead) and the merged view's check."""
+        listed: dict[str, object] = {"findings": [f.as_dict() for f in self.findings]}
+        if summary:
+            listed = {
+                "shapes": [
+                    {"severity": sev, "shape": shape, "findings": n, "pages": p}
+                    for sev, shape, n, p in self.by_shape()
+                ]
+            }
         document = {
             "conforms": self.conforms,
             "pages": len(self.pages),
@@ -479,7 +514,7 @@ class StoreReport:
             # they cannot be sure of (and every page, when the shapes are beyond them).
             "engines": dict(sorted(Counter(r.engine for r in self.pages).items())),
             **{s.lower() + "s": self.count(s) for s in SEVERITIES},
-            "findings": [f.as_dict() for f in self.findings],
+            **listed,
             "view": {
                 "exact": self.view.exact,
                 "missing": len(self.view.missing),
@@ -551,7 +586,7 @@ def cross_page_findings(store: Store, shapes: rdflib.Graph | None = None) -> lis
             details = "; ".join(f"{k}: {v}" for k, v in values.items())
             text = f"{message} ({details})" if details else message
             findings.append(
-                Finding(severity, BGSH + name, text, focus, columns[0], label, "across pages")
+                Finding(severity, BGSH + name, text, focus, columns[0], label, ACROSS_PAGES)
             )
     return findings
 

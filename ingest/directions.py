@@ -3,8 +3,10 @@
 Most result files (Papers with Code tables, model cards) give no direction. A metric whose name
 holds one of the words below gets that direction, marked as inferred; a name in neither table
 has no direction. Nothing defaults to higher-is-better. The lower-is-better words are looked
-for first, so that "Top-1 Error" is an error rate and not a top-1 accuracy. ``docs/formats.md``
-lists the tables for users.
+for first, so that "Top-1 Error" is an error rate and not a top-1 accuracy. A metric taken at a
+cut-off ("Hits@100", "R@1", "mAP@0.5", "nDCG@K") is read as its word at ``@k``, whatever the
+cut-off: the tables name the ones they know so (``hits@k``). ``docs/formats.md`` lists the tables
+for users.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ LOWER_IS_BETTER = (
     "rmsle", "mape", "smape", "latency", "inference time", "runtime", "bits per character",
     "bits per byte", "bpc", "bpb", "bits/dim", "distance", "miss rate", "false positive rate",
     "fpr", "hamming loss", "abs rel", "sq rel", "log loss",
+    # At a cut-off or a sample size (FID@10k is fid@k; see HIGHER_IS_BETTER).
+    "fid@k", "kid@k", "error@k", "wer@k", "loss@k",
 )  # fmt: skip
 # Words and phrases whose metrics are better when higher.
 HIGHER_IS_BETTER = (
@@ -29,12 +33,17 @@ HIGHER_IS_BETTER = (
     "mean average precision", "iou", "miou", "mean iou", "dice", "psnr", "ssim", "ndcg", "mrr",
     "hits", "spearman", "pearson", "mcc", "matthews correlation", "kappa", "pass@1", "pass@k",
     "win rate", "success rate", "reward", "score", "bertscore", "r2",
+    # At a cut-off, whatever it is (Hits@100 is hits@k, mAP@0.5 is map@k); ERR@k is the
+    # expected reciprocal rank, not an error.
+    "hits@k", "recall@k", "r@k", "precision@k", "p@k", "map@k", "ap@k", "ndcg@k", "mrr@k",
+    "err@k", "acc@k", "accuracy@k", "top@k", "success@k", "f1@k",
 )  # fmt: skip
 # Split names that a metric's name may carry ("% Test Accuracy", "Test Error").
 SPLITS = {"test": "test", "dev": "dev", "validation": "validation", "val": "validation",
           "valid": "validation", "train": "train", "training": "train"}  # fmt: skip
 
-_WORD = re.compile(r"[a-z0-9@]+")
+# A word, with its cut-off if it has one ("hits@100", "map@0.5").
+_WORD = re.compile(r"[a-z0-9]+(?:@[a-z0-9.]*[a-z0-9])?")
 
 
 def infer(name: str) -> Direction | None:
@@ -58,4 +67,7 @@ def _words(name: str) -> list[str]:
 
 
 def _spaced(name: str) -> str:
-    return " " + " ".join(_words(name)) + " "
+    """The words of a name between single spaces, each cut-off written ``@k``:
+    ``"Test Hits@100"`` → ``" test hits@k "``."""
+    words = (word.split("@")[0] + "@k" if "@" in word else word for word in _words(name))
+    return " " + " ".join(words) + " "

@@ -24,7 +24,7 @@ from flask import Blueprint, Flask, Response, jsonify, render_template, request
 from werkzeug.http import is_resource_modified
 
 from benchgraph import asof, media
-from benchgraph.queries import NamedQuery, QueryError, UnknownName, resolve
+from benchgraph.queries import NamedQuery, QueryError, UnknownName, did_you_mean, resolve
 from benchgraph.sparqltext import query_form
 from benchgraph.store import StoreError
 from server.answers import respond
@@ -94,9 +94,17 @@ def given(named: NamedQuery) -> dict[str, str]:
 
 
 def _find(backend: Backend, name: str) -> NamedQuery:
+    """The named query ``name``. Raises ApiError (404) when there is none, with the nearest
+    names in ``suggestions``."""
     named = backend.catalogue.get(name)
     if named is None:
-        raise ApiError(404, f"there is no named query {name!r}; GET /queries lists them")
+        suggestions, hint = did_you_mean(name, backend.catalogue)
+        raise ApiError(
+            404,
+            f"there is no named query {name!r}; {hint + ' ' if hint else ''}GET /queries lists "
+            "them",
+            suggestions=suggestions,
+        )
     return named
 
 

@@ -13,6 +13,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pyoxigraph as ox
+import pytest
 
 from benchgraph import holder
 from benchgraph import vocab as V
@@ -20,7 +21,10 @@ from benchgraph.store import EmbeddedStore
 from ingest.loader import ingest_file
 
 REPO = Path(__file__).resolve().parents[1]
-SEEDS = REPO.parent / "shared" / "seeds"
+# Beside the checkout, not in it: the founding pages (seeds/) and third-party samples (data/)
+# whose figures the tests check. A test that needs them is skipped without them (needs_shared).
+SHARED = REPO.parent / "shared"
+SEEDS = SHARED / "seeds"
 EXAMPLES = REPO / "examples"
 # The manual: README.md is its entry point, docs/ holds one file per subject.
 DOCS = REPO / "docs"
@@ -40,6 +44,17 @@ SOTA2_SECTION = re.compile(
     r"Recorded evaluation configuration: (?P<config>Not recorded|\{.*?\})\. This record",
     re.MULTILINE,
 )
+
+
+def needs_shared(*paths: Path) -> None:
+    """Skip the calling test unless each of ``paths`` (in ``../shared``, beside the checkout)
+    is there; the reason names those that are not."""
+    missing = [os.path.relpath(path, REPO) for path in paths if not path.exists()]
+    if missing:
+        pytest.skip(
+            f"needs {', '.join(missing)}: ../shared (the founding pages and third-party "
+            "samples) is not beside this checkout"
+        )
 
 
 def build_store(folder: Path, pages: Path) -> Path:

@@ -20,7 +20,9 @@ import pyoxigraph as ox
 import pytest
 from support import EXAMPLES, INGESTED_AT, REPO, SEEDS, Index, build_store, run_cli
 
+from benchgraph import eee
 from benchgraph import vocab as V
+from benchgraph.cli.export import SHOWN, left_out_lines
 from benchgraph.store import EmbeddedStore
 
 SCHEMA = json.loads((REPO / "tests" / "data" / "eee" / "eval.schema.json").read_text("utf-8"))
@@ -198,7 +200,7 @@ def test_a_store_without_results_exports_nothing(tmp_path: Path) -> None:
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
 
 
-def test_a_metric_without_direction_is_left_out_named_and_exit_1(tmp_path: Path) -> None:
+def test_a_metric_without_direction_is_left_out_counted_and_exit_1(tmp_path: Path) -> None:
     store = build_store(tmp_path / "store", EXAMPLES)
     metric = V.ID + "benchmark/composet/composet/metric/group-accuracy"
     raw = ox.Store(str(store))
@@ -210,21 +212,78 @@ def test_a_metric_without_direction_is_left_out_named_and_exit_1(tmp_path: Path)
     del raw
     index = Index(set(ox.Store.read_only(str(store))))
     left = {r for r in index.subjects_of_type(V.Result) if index.value(r, V.metric) == metric}
-    assert left
+    assert len(left) > 1
 
     out = tmp_path / "records.jsonl"
     out.write_text("the previous export\n")
     done = run_cli("export", "--format", "eee", "--out", str(out), store=store)
     assert done.returncode == 1, done.stderr
-    named = {line.split()[3].rstrip(":") for line in done.stderr.splitlines()}
-    assert named == left
-    assert "states no direction" in done.stderr
+    # A summary: how many, a line per metric and benchmark with a count and an example.
+    lines = done.stderr.splitlines()
+    assert lines[0] == (
+        f"left out: {len(left)} results whose metric states no direction (an EEE record needs "
+        "lower_is_better), of 1 metric on 1 benchmark:"
+    )
+    (group,) = [line for line in lines if line.startswith("  Group accuracy on CompoSET")]
+    assert group.split(" e.g. ")[1] in left
+    assert f": {len(left)} results, e.g. " in group
+    assert "--verbose" in done.stderr and "refused at ingest" in done.stderr
+    assert len(lines) < len(left)  # not a line a result
     records = [json.loads(line) for line in out.read_text().splitlines()]
     exported = {
         e["score_details"]["details"]["result"] for r in records for e in r["evaluation_results"]
     }
     assert exported == index.subjects_of_type(V.Result) - left
     assert not list(tmp_path.glob(".*.part"))
+
+    verbose = run_cli("export", "--format", "eee", "--verbose", store=store)
+    assert verbose.returncode == 1, verbose.stderr
+    named = {
+        line.split()[1].rstrip(":")
+        for line in verbose.stderr.splitlines()
+        if line.startswith("  result ")
+    }
+    assert named == left
+
+
+def test_results_left_out_are_summarised_by_metric_and_benchmark() -> None:
+    """Many metrics of a Papers with Code file: the largest groups first, the rest counted, and
+    what to do said for that format, never to state the direction on a page."""
+    left = [
+        eee.LeftOut(f"{V.ID}result/r{n}", f"{V.ID}metric/m{n % 11}", f"Metric {n % 11}",
+                    f"Benchmark {n % 3}", "pwc-tables")
+        for n in range(311)
+    ]  # fmt: skip
+    lines = left_out_lines(left, verbose=False)
+    assert lines[0].startswith("left out: 311 results whose metric states no direction")
+    assert "of 33 metrics on 3 benchmarks" in lines[0]  # a metric is its benchmark's
+    shown = [line for line in lines if line.startswith("  Metric ")]
+    assert len(shown) == SHOWN
+    counts = [int(line.split(": ")[1].split()[0]) for line in shown]
+    assert counts == sorted(counts, reverse=True)
+    (rest,) = [line for line in lines if line.startswith("  and ")]
+    assert rest == f"  and {33 - SHOWN} more metrics, {311 - sum(counts)} results\n"
+    (hint,) = [line for line in lines if line.startswith("a Papers with Code tables file")]
+    assert "has no field for a direction" in hint and "docs/formats.md" in hint
+    assert "on the page" not in "".join(lines)
+    assert len(lines) < 15 and all(len(line) < 250 for line in "".join(lines).splitlines())
+    verbose = left_out_lines(left, verbose=True)
+    assert len([line for line in verbose if line.startswith("  result ")]) == 311
+    assert left_out_lines([], verbose=False) == []
+
+
+@pytest.mark.parametrize(
+    ("source_format", "said"),
+    [
+        ("score-file", "direction: higher_is_better"),
+        ("model-index", "a model card's model-index has no field for a direction"),
+        ("leaderboard-csv", "a crawled leaderboard (CSV) has no field for a direction"),
+        ("sota2", "a sota2 page states each metric's direction"),
+    ],
+)
+def test_what_to_do_fits_the_format(source_format: str, said: str) -> None:
+    item = eee.LeftOut(V.ID + "result/r", V.ID + "metric/m", "m", "B", source_format)
+    assert said in left_out_lines([item], verbose=False)[-1]
 
 
 def test_out_holds_what_stdout_does(exported: Exported, tmp_path: Path) -> None:

@@ -224,3 +224,31 @@ def test_the_nearest_names_come_first_and_are_few() -> None:
     )
     assert ids.nearest("68fa7") == sorted(ids.names)  # an ID's prefix: at most three
     assert ids.nearest("0000") == []
+
+
+@pytest.mark.parametrize(
+    ("given", "meant"),
+    [
+        ("leaderbord", "leaderboard"),
+        ("Leaderboard", "leaderboard"),
+        ("methods-introduced", "methods-introduced-by-paper"),
+        ("benchmark", "benchmarks"),
+    ],
+)
+def test_a_misspelled_query_name_suggests_the_query_meant(
+    store_dir: Path, given: str, meant: str
+) -> None:
+    """Refused before the store is opened (none is made), with the names of every query."""
+    done = run_cli("query", given, store=store_dir)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert suggested(done.stderr) == meant
+    assert f"no named query {given!r}; did you mean {meant!r}" in done.stderr
+    assert "(named queries: " in done.stderr
+    assert not store_dir.exists()
+
+
+def test_a_query_name_near_nothing_suggests_nothing(store_dir: Path) -> None:
+    done = run_cli("query", "zzzz", store=store_dir)
+    assert done.returncode == 2
+    assert "did you mean" not in done.stderr and "no named query 'zzzz' (named" in done.stderr

@@ -3,7 +3,8 @@
 Exit codes (a tested contract): 0 everything done; 1 some input refused (a page that does not
 parse or validate); 2 unreadable input, a store that cannot be opened, or bad usage; 141
 (128 + SIGPIPE) the reader of the output went away before it was complete (``| head``), which
-ends the command quietly, as it ends ``cat``.
+ends the command quietly, as it ends ``cat``; 130 (128 + SIGINT) the command was interrupted
+(Ctrl-C), which it says in one line, after what it holds is released as on any error.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 
 from benchgraph import __version__
 from benchgraph.cli import copy, export, history, ingest, quality, query, remove, serve
-from benchgraph.cli.console import EXIT_ERROR, EXIT_PIPE, Parser
+from benchgraph.cli.console import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_PIPE, Parser
 from benchgraph.queries import QueryError
 from benchgraph.store import StoreError
 
@@ -31,8 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="benchgraph",
         description="A knowledge graph of ML papers, methods and benchmark results.",
         epilog="Exit codes: 0 done; 1 some input refused (remove: some name named nothing); "
-        "2 unreadable input, store error or bad usage; 141 the output was closed before it was "
-        "complete (`| head`).",
+        "2 unreadable input, store error or bad usage; 130 interrupted (Ctrl-C); 141 the output "
+        "was closed before it was complete (`| head`).",
     )
     parser.add_argument("--version", action="version", version=f"benchgraph {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
@@ -42,7 +43,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit code."""
+    """Run the command line; return the exit code (130 when interrupted: one line says so,
+    never a traceback). Raises SystemExit for ``--help``, ``--version`` and bad usage."""
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        # Ctrl-C: what the command holds (its store, a dump's part file) was released as the
+        # interrupt passed through it, as on any error.
+        sys.stderr.write("benchgraph: interrupted\n")
+        return EXIT_INTERRUPTED
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    """Parse ``argv`` and run its command; return the exit code."""
     args = build_parser().parse_args(argv)
     try:
         code = int(args.handler(args))

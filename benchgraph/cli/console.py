@@ -10,6 +10,7 @@ from benchgraph import settings
 from benchgraph.store import Store, notice, open_store
 
 EXIT_OK, EXIT_REFUSED, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED = 128 + 2  # as a shell reports a command that SIGINT (Ctrl-C) ended
 EXIT_PIPE = 128 + 13  # as a shell reports a command that SIGPIPE ended
 
 

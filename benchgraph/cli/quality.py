@@ -38,6 +38,12 @@ def _add_validate(commands: argparse._SubParsersAction[argparse.ArgumentParser])
     )
     validate.add_argument("--format", choices=("text", "json", "turtle"), default="text")
     validate.add_argument(
+        "--summary",
+        action="store_true",
+        help="text and json: count the findings by severity and shape, with the pages they are "
+        "on, instead of listing each",
+    )
+    validate.add_argument(
         "--no-save", action="store_true", help="do not replace the stored validation reports"
     )
     validate.add_argument(
@@ -114,6 +120,12 @@ def _date(text: str) -> date:
 def run_validate(args: argparse.Namespace) -> int:
     from benchgraph import validation  # with rdflib: imported by the command that needs it
 
+    if args.summary and args.format == "turtle":
+        sys.stderr.write(
+            "benchgraph: error: --summary counts the findings, in text or json: a turtle "
+            "report is a SHACL validation report, which holds each finding\n"
+        )
+        return EXIT_ERROR
     with existing_store(args) as store:
         try:
             conforms, report = validation.validate_store(
@@ -123,11 +135,11 @@ def run_validate(args: argparse.Namespace) -> int:
             sys.stderr.write(f"benchgraph: error: {error}\n")
             return EXIT_ERROR
     if args.format == "json":
-        sys.stdout.write(report.as_json())
+        sys.stdout.write(report.as_json(summary=args.summary))
     elif args.format == "turtle":
         sys.stdout.write(report.turtle())
     else:
-        sys.stdout.write(report.text())
+        sys.stdout.write(report.text(summary=args.summary))
     return EXIT_OK if conforms else EXIT_REFUSED
 
 

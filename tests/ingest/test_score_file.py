@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from support import run_cli
+from support import needs_shared, run_cli
 
 from benchgraph import vocab as V
 from benchgraph.names import normalise
@@ -494,9 +494,8 @@ CLAIMED = {SCORES.name, SNAPSHOTS.name}
 
 
 def test_sniff_claims_its_files_and_no_other() -> None:
+    needs_shared(SCORES, SNAPSHOTS, SHARED / "seeds")  # the files it claims, and others
     samples = every_sample()
-    if not samples:
-        pytest.skip("the samples (../shared/data, ../shared/seeds) are not beside this checkout")
     claimed = {
         p.name for p in samples if score_file.sniff(p.read_bytes().decode("utf-8", "replace"))
     }

@@ -4,14 +4,16 @@ cross-page checks; exit 0 conforms, 1 violations, 2 error."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pyoxigraph as ox
 import pyshacl
 import pytest
 import rdflib
-from support import REPO, SEEDS, run_cli
+from support import EXAMPLES, REPO, SEEDS, build_store, run_cli
 
 from benchgraph import graphs, queries, settings, shacl, validation
 from benchgraph import vocab as V
@@ -295,3 +297,48 @@ def test_an_empty_store_conforms(store_dir: Path) -> None:
     assert done.stdout == (
         "0 pages and the cross-page checks validated: 0 violations, 0 warnings, 0 infos; conforms\n"
     )
+
+
+def test_summary_counts_by_severity_and_shape_and_lists_no_finding(tmp_path: Path) -> None:
+    """On the examples (no seeds needed), a violation injected past the gate among the
+    warnings: --summary gives the full report's counts, a line per severity and shape."""
+    store_dir = build_store(tmp_path / "store", EXAMPLES)
+    remove_unit(store_dir)
+    full = run_cli("validate", "--format", "json", "--no-save", store=store_dir)
+    assert full.returncode == 1, full.stderr
+    findings = json.loads(full.stdout)["findings"]
+    expected = Counter((f["severity"].lower(), validation.compact(f["shape"])) for f in findings)
+    pages: dict[tuple[str, str], set[str]] = {}
+    for f in findings:
+        key = (f["severity"].lower(), validation.compact(f["shape"]))
+        pages.setdefault(key, set()).add(f["page"])
+    assert len(expected) > 2 and "violation" in {severity for severity, _ in expected}
+
+    done = run_cli("validate", "--summary", "--no-save", store=store_dir)
+    assert done.returncode == 1, done.stderr
+    *lines, last = done.stdout.splitlines()
+    assert last == run_cli("validate", "--no-save", store=store_dir).stdout.splitlines()[-1]
+    found = {}
+    for line in lines:
+        shown = re.fullmatch(
+            r"(violation|warning|info) (\S+): (\d+) (?:on (\d+) pages?|across pages)", line
+        )
+        assert shown, f"not a line of the summary: {line!r}"
+        severity, shape, count, on = shown.groups()
+        found[(severity, shape)] = int(count)
+        assert int(on or 0) == len(pages[(severity, shape)] - {"across pages"}), line
+    assert found == dict(expected)
+    assert lines[0].startswith("violation ")  # the most severe first
+    counts = [int(line.split(": ")[1].split()[0]) for line in lines if line.startswith("warning")]
+    assert counts == sorted(counts, reverse=True)  # then the most frequent
+
+    summary = run_cli("validate", "--summary", "--format", "json", "--no-save", store=store_dir)
+    document = json.loads(summary.stdout)
+    assert "findings" not in document
+    assert document["violations"] == sum(n for (s, _), n in expected.items() if s == "violation")
+    assert {
+        (s["severity"].lower(), validation.compact(s["shape"])): s["findings"]
+        for s in document["shapes"]
+    } == dict(expected)
+    turtle = run_cli("validate", "--summary", "--format", "turtle", store=store_dir)
+    assert turtle.returncode == 2 and "--summary" in turtle.stderr

@@ -11,6 +11,7 @@ flood really stopped, and the server's memory not growing past a generous bound.
 from __future__ import annotations
 
 import importlib
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -56,26 +57,58 @@ def report(soak: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> Any:
         )
     finally:
         code = live.stop()
-    assert code == 0  # and it still stops gracefully
+    assert code == 0, (
+        f"the server exited {code} when stopped after the soak, not 0 (a graceful stop)"
+    )
     return found
 
 
+def the_run(report: Any) -> str:
+    """The run, as a failed assertion names it: its settings, and what became of its requests."""
+    statuses = Counter(r.status for r in report.records)
+    return (
+        f"the run: {CLIENTS} clients ({SLOW} of them flooding) for {SECONDS:g} s against "
+        f"{WORKERS} query workers, time limit {TIME_LIMIT:g} s; {len(report.records)} "
+        f"requests, by status {dict(sorted(statuses.items()))}"
+    )
+
+
 def test_no_failure_at_all(report: Any) -> None:
-    assert report.failures() == []
-    assert [r for r in report.records if r.status >= 500 and r.status not in (503, 504)] == []
-    assert len(report.records) >= 4 * CLIENTS  # it really was a load (about 80 on a busy machine)
+    failures = report.failures()
+    assert failures == [], f"{len(failures)} kinds of failure: {failures}; {the_run(report)}"
+    errors = [(r.kind, r.status) for r in report.records if r.status >= 500]
+    errors = [(kind, status) for kind, status in errors if status not in (503, 504)]
+    assert errors == [], f"5xx answers other than 503 and 504: {errors[:10]}; {the_run(report)}"
+    least = 4 * CLIENTS  # it really was a load (about 80 on a busy machine)
+    assert len(report.records) >= least, (
+        f"{len(report.records)} requests, fewer than the {least} (4 a client) that make a load; "
+        f"{the_run(report)}"
+    )
 
 
 def test_every_answer_was_in_its_format(report: Any, soak: ModuleType) -> None:
-    assert [(r.kind, r.status, r.problem) for r in report.records if r.problem] == []
+    broken = [(r.kind, r.status, r.problem) for r in report.records if r.problem]
+    assert broken == [], (
+        f"{len(broken)} answers not in their format: {broken[:10]}; {the_run(report)}"
+    )
     kinds = {r.kind for r in report.records if r.status in (200, 304)}
-    assert kinds == set(soak.FAST)
+    assert kinds == set(soak.FAST), (
+        f"the kinds of request answered: {sorted(kinds)}, not every fast kind "
+        f"{sorted(soak.FAST)}; {the_run(report)}"
+    )
 
 
 def test_fast_requests_were_answered_all_through_the_flood(report: Any, soak: ModuleType):
     fast = report.of(*soak.FAST)
-    assert report.shed() <= SHED * len(fast), report.statuses(*soak.FAST)
-    assert report.longest_gap() < 2 * TIME_LIMIT + 1
+    assert report.shed() <= SHED * len(fast), (
+        f"{report.shed()} of {len(fast)} fast requests shed (503/504), more than the bound of "
+        f"{SHED:.0%}: {dict(report.statuses(*soak.FAST))}; {the_run(report)}"
+    )
+    gap, bound = report.longest_gap(), 2 * TIME_LIMIT + 1
+    assert gap < bound, (
+        f"{gap:.1f} s without a fast request answered, the bound is {bound:g} s (twice the "
+        f"time limit and 1 s); {the_run(report)}"
+    )
     # Queries that need a worker were answered while the flood's queries were running.
     flood = [(r.start, r.start + r.seconds) for r in report.of("slow")]
     during = [
@@ -83,28 +116,65 @@ def test_fast_requests_were_answered_all_through_the_flood(report: Any, soak: Mo
         for r in report.of("select", "construct")
         if r.status == 200 and any(a < r.start + r.seconds and r.start < b for a, b in flood)
     ]
-    assert len(during) >= 3
+    assert len(during) >= 3, (
+        f"{len(during)} SPARQL queries answered while the flood ran, fewer than 3 (of "
+        f"{len(report.of('select', 'construct'))} sent); {the_run(report)}"
+    )
 
 
 def test_the_flood_was_stopped_not_answered(report: Any) -> None:
     slow = report.of("slow")
-    assert len(slow) >= SLOW * SECONDS / TIME_LIMIT  # a query each time limit, at the least
-    assert {r.status for r in slow} <= {503, 504}
-    assert all(r.seconds < TIME_LIMIT + 5 for r in slow)
+    least = SLOW * SECONDS / TIME_LIMIT  # a query each time limit, at the least
+    assert len(slow) >= least, (
+        f"{len(slow)} slow queries sent, fewer than {least:g} (one a flooding client each time "
+        f"limit); {the_run(report)}"
+    )
+    statuses = {r.status for r in slow}
+    assert statuses <= {503, 504}, (
+        f"slow queries answered {sorted(statuses)}, where only 503 and 504 (stopped, never "
+        f"answered) may be; {the_run(report)}"
+    )
+    longest, bound = max((r.seconds for r in slow), default=0.0), TIME_LIMIT + 5
+    assert longest < bound, (
+        f"a slow query took {longest:.1f} s, the bound is {bound:g} s (the time limit and 5 s); "
+        f"{the_run(report)}"
+    )
     stopped = ("the server is busy: this query ran past its share", "the query ran longer than")
-    assert all(r.reason.startswith((*stopped, f"all {WORKERS} query workers")) for r in slow)
-    assert any(r.reason.startswith(stopped) for r in slow)
+    others = [
+        r.reason
+        for r in slow
+        if not r.reason.startswith((*stopped, f"all {WORKERS} query workers"))
+    ]
+    assert others == [], f"slow queries refused for other reasons: {others[:5]}; {the_run(report)}"
+    reasons = Counter(r.reason for r in slow).most_common(3)
+    assert any(r.reason.startswith(stopped) for r in slow), (
+        f"no slow query was stopped, by the time limit or to make room: {reasons}; "
+        f"{the_run(report)}"
+    )
 
 
 def test_memory_did_not_grow(report: Any) -> None:
-    assert len(report.samples) >= 15
-    first, last, _ = report.memory("server_kb")
-    assert last < 1.5 * first + 32, (first, last)  # MB
-    first, last, _ = report.memory("total_kb")
-    assert last < 1.5 * first + 64, (first, last)
+    assert len(report.samples) >= 15, (
+        f"{len(report.samples)} samples of the memory, fewer than 15; {the_run(report)}"
+    )
+    for what, attribute, slack in (
+        ("the server process", "server_kb", 32),
+        ("the server and its workers", "total_kb", 64),
+    ):
+        first, last, _ = report.memory(attribute)
+        bound = 1.5 * first + slack  # MB
+        assert last < bound, (
+            f"{what} grew from {first:.0f} MB to {last:.0f} MB (medians of the first and the "
+            f"last third of the run), the bound is {bound:.0f} MB (1.5 times the first and "
+            f"{slack} MB); {the_run(report)}"
+        )
     # Stopped workers are replaced, not piled up: the workers and the spare (a stopped one is
     # reaped before the next spare starts).
-    assert max(s.workers for s in report.samples) <= WORKERS + 1
+    most = max(s.workers for s in report.samples)
+    assert most <= WORKERS + 1, (
+        f"{most} query worker processes at once, more than the {WORKERS} workers and a spare; "
+        f"{the_run(report)}"
+    )
 
 
 @pytest.mark.parametrize(

@@ -154,3 +154,14 @@ def test_the_names_to_suggest_from_are_read_once_per_generation(make_app) -> Non
         text = queries.internal(queries.LOOKUPS["benchmark"].suggest)
         assert backend.names(text, {}) is backend.names(text, {})
         assert "LAION" in backend.names(text, {}).names
+
+
+def test_a_misspelled_query_name_is_404_suggesting_the_query_meant(server: Any, http: Any) -> None:
+    reply = http.fetch(f"{server.url}queries/leaderbord")
+    assert reply.status == 404, reply.text
+    body = reply.json()
+    assert set(body) == {"ok", "error", "status", "suggestions"}
+    assert body["suggestions"][0] == "leaderboard"
+    assert "there is no named query 'leaderbord'; did you mean 'leaderboard'?" in body["error"]
+    nothing = http.fetch(f"{server.url}queries/zzzz").json()
+    assert nothing["suggestions"] == [] and "did you mean" not in nothing["error"]

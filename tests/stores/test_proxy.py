@@ -75,7 +75,7 @@ def proxy_server(loaded: str) -> Iterator[Live]:
 def test_named_queries_and_sparql_answer_through_the_proxy(proxy_server: Live) -> None:
     paper = PAPER or "ex"
     if PAPER is None:
-        pytest.skip("needs the seed pages")
+        pytest.skip("the seed pages (../shared/seeds) are not beside this checkout")
     status, body = get(
         f"{proxy_server.url}queries/methods-introduced-by-paper?paper={paper}",
         Accept="application/sparql-results+json",

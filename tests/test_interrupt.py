@@ -1,0 +1,61 @@
+"""Ctrl-C: a command interrupted says so in one line and exits 130 (128 + SIGINT), as docs/cli.md
+says, and the store it held opens and takes the same command again."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from support import PATIENCE, REPO, doc, generate_corpus, run_cli
+
+from benchgraph import holder
+from benchgraph.cli.console import EXIT_INTERRUPTED
+
+PAGES = 300
+
+
+def _sigint_by_default() -> None:
+    """In the child, before Python starts: SIGINT as a terminal delivers it (a parent that
+    ignores it, as a test runner's worker may, would make Python ignore it too)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def test_ctrl_c_during_an_ingest_is_one_line_and_exit_130(tmp_path: Path) -> None:
+    generate_corpus(tmp_path / "corpus", seed=1, pages=PAGES)
+    pages, store = tmp_path / "corpus" / "pages", tmp_path / "store"
+    ingest = subprocess.Popen(
+        [sys.executable, "-m", "benchgraph.cli", "ingest", "--quiet", str(pages)],
+        cwd=REPO,
+        env={**os.environ, "BENCHGRAPH_STORE": str(store)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_sigint_by_default,
+    )
+    try:
+        # The event: the ingest holds the store (its record names it), so it has started.
+        deadline = time.monotonic() + PATIENCE
+        while ingest.poll() is None and getattr(holder.read(store), "pid", None) != ingest.pid:
+            assert time.monotonic() < deadline, "the ingest never said it holds the store"
+            time.sleep(0.01)  # how often to look, not how long to wait
+        assert ingest.poll() is None, "the ingest ended before it could be interrupted"
+        ingest.send_signal(signal.SIGINT)
+        stdout, stderr = ingest.communicate(timeout=PATIENCE)
+    finally:
+        if ingest.poll() is None:
+            ingest.kill()
+            ingest.wait(PATIENCE)
+    assert (ingest.returncode, stderr) == (EXIT_INTERRUPTED, "benchgraph: interrupted\n"), stderr
+    assert stdout == ""
+    assert holder.read(store) is None  # the store was let go
+    again = run_cli("ingest", "--quiet", str(pages), store=store)
+    assert again.returncode == 0, again.stderr
+    assert "0 refused, 0 unreadable" in again.stdout
+
+
+def test_the_exit_code_is_documented() -> None:
+    assert f"| {EXIT_INTERRUPTED} | interrupted (Ctrl-C" in doc("cli.md")
