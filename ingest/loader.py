@@ -633,7 +633,9 @@ def ingest_files(
     A batch of LOAD_PAGES files or more, or of LOAD_BYTES bytes or more, into an empty store
     that can load at once (see Store.begin_load) is written in groups of about LOAD_TRIPLES
     triples, at most two groups ahead rather than ``depth`` sources, each reported once it is
-    in; if a write fails, the store is empty again and IngestStopped says so (``emptied``)."""
+    in; if a write fails, the store is empty again and IngestStopped says so (``emptied``). If
+    the batch is interrupted (KeyboardInterrupt, or the generator closed), the load stays
+    unfinished: the next writable open of the store empties it (see Store.begin_load)."""
     files = [given if isinstance(given, Input) else Input(given) for given in paths]
     sizes = [_size(file.path) for file in files]
     large = len(files) >= LOAD_PAGES or sum(sizes) >= LOAD_BYTES
@@ -641,8 +643,13 @@ def ingest_files(
     reading = _Reading(sizes, progress)
     try:
         yield from _ingest(store, files, now, depth, LOAD_TRIPLES if at_once else 0, reading)
-    finally:
-        store.end_load()
+    except Exception:
+        store.end_load()  # a failed write has emptied the store already
+        raise
+    # Interrupted (Ctrl-C, or the caller stopped reading): a load at once is left unfinished,
+    # all or nothing, so the next command that writes empties the store and one that reads
+    # refuses it; page by page, what was written stays.
+    store.end_load()
 
 
 def _size(path: Path) -> int:

@@ -4,6 +4,7 @@ says, and the store it held opens and takes the same command again."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from support import PATIENCE, REPO, doc, generate_corpus, run_cli
 
 from benchgraph import holder
 from benchgraph.cli.console import EXIT_INTERRUPTED
+from benchgraph.store import EmbeddedStore
 
 PAGES = 300
 
@@ -52,9 +54,13 @@ def test_ctrl_c_during_an_ingest_is_one_line_and_exit_130(tmp_path: Path) -> Non
     assert (ingest.returncode, stderr) == (EXIT_INTERRUPTED, "benchgraph: interrupted\n"), stderr
     assert stdout == ""
     assert holder.read(store) is None  # the store was let go
+    if (store / EmbeddedStore.LOAD_FILE).exists():  # a first ingest of 300 pages: all or none
+        refused = run_cli("query", "benchmarks", store=store)
+        assert refused.returncode == 2 and "stopped half-way" in refused.stderr, refused.stderr
     again = run_cli("ingest", "--quiet", str(pages), store=store)
     assert again.returncode == 0, again.stderr
-    assert "0 refused, 0 unreadable" in again.stdout
+    loaded, unchanged = (int(n) for n in re.findall(r"(\d+) (?:loaded|unchanged)", again.stdout))
+    assert (loaded + unchanged, "0 refused, 0 unreadable" in again.stdout) == (PAGES, True)
 
 
 def test_the_exit_code_is_documented() -> None:
