@@ -363,8 +363,9 @@ def prepare_page(store: Store, page: Page, batch: Batch) -> Outcome | Write:
     """Map and validate ``page``: the Outcome of a page that is unchanged, refused (a
     violation of the shapes, a source ``batch`` has accepted already, a result another source
     gives another value) or unreadable (the shapes cannot be read), else the Write that loads
-    it (its outcome ``loaded``, or ``kept`` for a version older than the current one).
-    An accepted page is added to ``batch``. Raises StoreError when the store cannot be read."""
+    it (its outcome ``loaded``; ``restored`` for the bytes of a version kept as history, made
+    current again; or ``kept`` for a version older than the current one). An accepted page is
+    added to ``batch``. Raises StoreError when the store cannot be read."""
     origin = page.origin
     graph = graphs.page(page.key)
     if graph in batch.accepted:
@@ -392,7 +393,7 @@ def prepare_page(store: Store, page: Page, batch: Batch) -> Outcome | Write:
     except validation.ShapesError as error:
         return Outcome(origin, "unreadable", f"{origin}: cannot validate: {error}")
     batch.accepted[graph] = origin
-    if isinstance(item, Write) and item.outcome.status == "loaded":
+    if isinstance(item, Write) and item.outcome.status in ("loaded", "restored"):
         for iri, value in _unscoped(page):
             batch.claimed[iri] = (value, page.key)
     return item
