@@ -40,10 +40,11 @@ def store_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def show_progress(done: int, total: int, name: str) -> None:
-    """Draw a progress bar on stderr (a terminal): ``done`` of ``total``, at ``name``."""
+def show_progress(done: int, total: int, name: str, counted: str = "") -> None:
+    """Draw a progress bar on stderr (a terminal): ``done`` of ``total`` (or, with
+    ``counted``, that text in place of the count), at ``name``."""
     width = 30
     filled = width * done // max(total, 1)
     bar = "#" * filled + "." * (width - filled)
-    sys.stderr.write(f"\r[{bar}] {done}/{total} {name[-40:]:<40}")
+    sys.stderr.write(f"\r[{bar}] {counted or f'{done}/{total}'} {name[-40:]:<40}")
     sys.stderr.flush()

@@ -150,4 +150,5 @@ class _Bar:
         if now - self._drawn >= 0.1 or self.done >= self.total:
             self._drawn = now
             percent = 100 * self.done // max(self.total, 1)
-            show_progress(percent, 100, f"% read, {self.sources} sources: {name}")
+            counted = f"{percent:3d}% read, {self.sources} sources"
+            show_progress(self.done, self.total, name, counted)
