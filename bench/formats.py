@@ -3,7 +3,7 @@
     python -m bench.formats --repeat 3 --out BENCHMARKS.md
 
 Each input is one row: a file or a folder, or ``FORMAT=PATH`` for only the files of ``PATH``
-whose content is of that format (the ``format`` of ``ingest.loader.read_pages``'s first
+whose content is of that format (the ``format`` of ``ingest.reading.read_pages``'s first
 source; they are copied to a folder of their own, so the ingest sees exactly them). Without
 ``--input`` the rows are the
 founding pages beside the checkout (``../shared/seeds``: the sota2 pages and the AI Benchmark
@@ -57,8 +57,9 @@ from bench.run import (
     repeated,
     stats,
 )
-from ingest.loader import read_pages, walk
+from ingest.reading import read_pages
 from ingest.records import PageError
+from ingest.walking import walk
 
 SHARED = REPO.parent / "shared"
 SEEDS = SHARED / "seeds"

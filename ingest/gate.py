@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from benchgraph.outcomes import Prepared, Removal
 from benchgraph.store import Store
-from ingest.loader import Write, prepare_bytes
+from ingest.loader import prepare_bytes
 from ingest.removal import page_named, remove_pages
 from ingest.tally import Tally
+from ingest.writer import Write
 
 
 class IngestGate:

@@ -1,279 +1,42 @@
-"""From files to the store: read, detect the format, parse, map, validate, write one graph per
-page.
+"""From files to the store: each file's sources read (:mod:`ingest.reading`), mapped,
+validated and written, one graph per source (:mod:`ingest.writer`).
 
-A folder is walked past what holds no pages (stores, hidden files, virtualenvs, build output),
-and a file found there that is no page is skipped. A page that cannot be read, parsed or mapped,
-or whose graph breaks a shape with severity sh:Violation, changes nothing in the store. An
-accepted page's graph and its validation report are written in one transaction, with its entry
-in the versions catalogue (:mod:`benchgraph.versions`); the version it replaces is kept as history
-in the same transaction, and a version older than the current one is kept as history only.
-Bytes the store holds already (current or kept) change nothing (not even the ingest time).
-Within one batch a page is loaded from the first file that holds it.
+The files come from :mod:`ingest.walking`; a file found in a folder that is no page is skipped.
+A source that cannot be read, parsed or mapped, or whose graph breaks a shape with severity
+sh:Violation, changes nothing in the store. An accepted source's graph and its validation
+report are written in one transaction, with its entry in the versions catalogue
+(:mod:`benchgraph.versions`); the version it replaces is kept as history in the same
+transaction, and a version older than the current one is kept as history only. The bytes of
+the current version change nothing (not even the ingest time); those of a version kept as
+history make it current again. Within one batch a source is loaded from the first file that
+holds it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import io
-import os
-import queue
 import re
-import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from types import ModuleType
-from typing import BinaryIO
 
 import pyoxigraph as ox
 
 from benchgraph import graphs, iris, queries, validation, versions
 from benchgraph.outcomes import Outcome, Status
-from benchgraph.store import Change, EmbeddedStore, LoadUndone, Store, StoreError, is_remote
+from benchgraph.store import Change, LoadUndone, Store, StoreError
 from benchgraph.versions import Activity
-from ingest import (
-    leaderboard_csv,
-    model_index,
-    pwc_api,
-    pwc_tables,
-    radar,
-    score_file,
-    sota2,
-    units,
-)
-from ingest.locating import MANIFEST, LocatingError, Locator, Repository
+from ingest import units
 from ingest.mapper import map_page
+from ingest.reading import NotAPage, read_page, read_sources
 from ingest.records import Page, PageError, PageWarning
+from ingest.walking import Input
+from ingest.writer import Write, Writer
 
-PARSERS = (sota2, radar, pwc_tables, pwc_api, model_index, score_file, leaderboard_csv)
-# The formats, as a message names them.
-KNOWN_FORMATS = (
-    "a sota2 page, an AI Benchmark Radar page, Papers with Code evaluation tables or API "
-    "responses, a Hugging Face model-index block or card, a benchmark-radar score file, a "
-    "crawled leaderboard export (CSV)"
-)
 KEPT = "kept as history (older than the current version)"  # as the summary line says it
-# Folders a walk passes by, besides hidden ones, stores and virtualenvs: build output and
-# installed packages, which hold no pages of their own.
-BUILD_FOLDERS = frozenset({"build", "dist", "__pycache__", "node_modules", "site-packages"})
-
-
-class NotAPage(PageError):
-    """Input that no format recognises: empty, binary, not text, or text no parser sniffs as
-    its page. A file met by walking a folder is skipped for it; a file named is refused."""
-
-
-def read_page(data: bytes, origin: str, repository: Repository | None = None) -> Page:
-    """The one source ``data`` holds (see :func:`read_pages`). Raises NotAPage and PageError as
-    read_pages does, and PageError for a file that holds several sources."""
-    pages = read_pages(data, origin, repository)
-    if len(pages) > 1:
-        raise PageError(
-            origin,
-            "",
-            f"the file holds {len(pages)} sources, not one",
-            "load it with `benchgraph ingest`, which loads each source on its own",
-        )
-    return pages[0]
-
-
-def read_pages(data: bytes, origin: str, repository: Repository | None = None) -> list[Page]:
-    """Detect the format of ``data`` from its content and parse it into its sources: one Page
-    for a page, a model card or an API response, one per leaderboard or benchmark of a file of
-    many (Papers with Code tables, score files, crawled CSVs). ``repository`` is a model card's
-    Hugging Face repository, when known (:mod:`ingest.locating`).
-
-    Raises NotAPage for empty or binary input and for text no format recognises, and PageError
-    for a file of a known format that does not parse (or is not UTF-8), or part of one that
-    does not (the first such part of a file of many sources).
-    """
-    found: list[Page] = []
-    for item in read_sources(io.BytesIO(data), origin, repository):
-        if isinstance(item, PageError):
-            raise item
-        found.append(item)
-    return found
-
-
-def read_sources(
-    file: BinaryIO, origin: str, repository: Repository | None = None
-) -> Iterator[Page | PageError]:
-    """The sources of the file open at ``file`` (read from its start), in file order: each a
-    Page, or a PageError for a part of a file of many sources that cannot be read (its other
-    parts go on). Papers with Code tables are read incrementally: memory holds one task at a
-    time, whatever the file's size.
-
-    Raises NotAPage for empty or binary input and for text no format recognises, and PageError
-    for a file of a known format that does not parse as a whole (or is not UTF-8).
-    """
-    head = file.read(_HEAD)
-    if not head.strip():
-        raise NotAPage(origin, "", "the file is empty", f"expected {KNOWN_FORMATS}")
-    if b"\x00" in head[:8192]:
-        raise NotAPage(origin, "", "binary data, not a text page")
-    if _sniffed(_text_start(head)) is pwc_tables:  # read incrementally, whatever its size
-        file.seek(0)
-        yield from pwc_tables.read(file, origin)
-        return
-    data = head + file.read()
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        known = _sniffed(data.decode("utf-8-sig", errors="replace"))
-        raise (PageError if known else NotAPage)(
-            origin, f"byte {error.start}", "not UTF-8 text", "source pages are UTF-8"
-        ) from None
-    parser = _sniffed(text)
-    if parser is None:
-        raise NotAPage(
-            origin,
-            "",
-            f"not a source page nor a result file: none of {KNOWN_FORMATS}",
-            "a sota2 page starts with '# <Task> on <Dataset>' and has a Scope table; "
-            "a Radar page's first line ends with '· AI Benchmark Radar'; "
-            "docs/formats.md shows each result file's format",
-        )
-    if parser is model_index:
-        name, revision = (repository.name, repository.revision) if repository else (None, None)
-        yield model_index.parse(data, origin, repository=name, revision=revision)
-        return
-    if repository is not None:
-        raise PageError(
-            origin, "", f"a repository is given, but the file is no model card ({parser.FORMAT})"
-        )
-    parsed = parser.parse(data, origin)
-    yield from parsed if isinstance(parsed, list) else [parsed]
-
-
-# How much of a file is read to tell a file of Papers with Code tables, which is read
-# incrementally, from the others, which are read whole.
-_HEAD = 1 << 20
-
-
-def _sniffed(text: str) -> ModuleType | None:
-    """The parser module whose format ``text`` has, if any."""
-    return next((parser for parser in PARSERS if parser.sniff(text)), None)
-
-
-def _text_start(head: bytes) -> str:
-    """The start of a file as text, a character cut at the end of ``head`` left out."""
-    return head.decode("utf-8-sig", errors="ignore")
-
-
-@dataclass(frozen=True)
-class Input:
-    """A file to ingest: ``named`` on the command line, or met by walking a folder (then one
-    that is not a page is skipped, not refused), and the Hugging Face repository it is the
-    card of, when known (:mod:`ingest.locating`)."""
-
-    path: Path
-    named: bool = True
-    repository: Repository | None = None
-
-
-def expand(
-    paths: Iterable[str | Path],
-    store: str | Path | None = None,
-    repository: Repository | None = None,
-) -> Iterator[Input | Outcome]:
-    """Yield the files named by ``paths``, each file once (named, if it is named anywhere): a
-    file as named, a folder's files as :func:`walk` finds them (past the store at ``store``, a
-    folder or a URL), each with its repository (``repository`` for every file, else what
-    :class:`ingest.locating.Locator` finds). Yield an ``unreadable`` Outcome for a path that
-    does not exist or a file whose manifest cannot be read, and a ``refused`` one for a folder
-    named that is a store."""
-    given = list(paths)
-    own = None if store is None or is_remote(str(store)) else Path(store).resolve()
-    named = {Path(raw).resolve() for raw in given if Path(raw).is_file()}
-    seen: set[Path] = set()
-    locator = Locator()
-    for raw in given:
-        path = Path(raw)
-        if path.is_dir() and _is_store(path, own):
-            yield Outcome(
-                str(raw),
-                "refused",
-                f"{raw}: a benchgraph store, not a folder of pages (name the pages' folder)",
-            )
-            continue
-        root = path if path.is_dir() else None
-        if path.is_dir():
-            found = walk(path, own)
-        elif path.is_file():
-            found = [path]
-        else:
-            yield Outcome(str(raw), "unreadable", f"{raw}: no such file or folder")
-            continue
-        for file in found:
-            resolved = file.resolve()
-            if resolved in seen:
-                continue
-            seen.add(resolved)
-            try:
-                located = repository or locator.locate(file, root)
-            except LocatingError as error:
-                yield Outcome(str(file), "unreadable", f"{file}: {error}")
-                continue
-            yield Input(file, named=resolved in named, repository=located)
-
-
-def walk(folder: Path, store: Path | None = None) -> list[Path]:
-    """The files in ``folder`` and its folders, sorted, past what holds no pages: hidden files
-    and folders, stores (the one at the resolved path ``store``, and any folder with a store's
-    layout file), virtualenvs (a folder with ``pyvenv.cfg``), ``*.egg-info`` and
-    :data:`BUILD_FOLDERS`, and the folders' manifests of repositories. Folders linked to are
-    not followed."""
-    found: list[Path] = []
-    for top, folders, files in os.walk(folder):
-        here = Path(top)
-        folders[:] = [name for name in folders if not _passed_by(here / name, store)]
-        found.extend(here / name for name in files if not _unread(name))
-    return sorted(file for file in found if file.is_file())
-
-
-def _unread(name: str) -> bool:
-    """Whether a file a walk meets is passed by: a hidden file, or a folder's manifest of
-    repositories (:data:`ingest.locating.MANIFEST`), which is no page."""
-    return name.startswith(".") or name == MANIFEST
-
-
-def _passed_by(folder: Path, store: Path | None) -> bool:
-    name = folder.name
-    return (
-        name.startswith(".")
-        or name in BUILD_FOLDERS
-        or name.endswith(".egg-info")
-        or (folder / "pyvenv.cfg").is_file()
-        or _is_store(folder, store)
-    )
-
-
-def _is_store(folder: Path, store: Path | None) -> bool:
-    marked = (folder / EmbeddedStore.LAYOUT_FILE).is_file()
-    return marked or (store is not None and folder.resolve() == store)
-
-
-@dataclass(frozen=True)
-class Write:
-    """A page ready to be written: its graphs and catalogue entry (and the version it keeps
-    as history), and the outcome once written."""
-
-    change: Change
-    outcome: Outcome
-
-    @property
-    def graphs(self) -> Mapping[str, Sequence[ox.Triple]]:
-        """The graphs it replaces: the page's (or its history graph) and its report's."""
-        return self.change.replaced
-
-    @property
-    def size(self) -> int:
-        """How many triples it writes."""
-        change = self.change
-        return sum(len(ts) for group in (change.replaced, change.added) for ts in group.values())
 
 
 @dataclass
@@ -684,7 +447,7 @@ def _ingest(
 ) -> Iterator[Outcome]:
     """:func:`ingest_files`, its writes in groups of ``group`` triples (0: each on its own)."""
     batch = Batch(now=now, activity=Activity.begin(now or validation.now()), fresh=group > 0)
-    writer = _Writer(store, depth, group)
+    writer = Writer(store, depth, group)
     writer.start()
     waiting: deque[tuple[Outcome | Write, int]] = deque()  # with the number of its write
 
@@ -728,98 +491,3 @@ def _ingest(
     if writer.wrote:  # the ingest's end, once its pages are written (raises StoreError)
         assert batch.activity is not None
         store.write(batch.activity.end(validation.now()))
-
-
-class _Writer(threading.Thread):
-    """Writes queued pages in order, one transaction each (or, given a ``group`` size, as many
-    as make that many triples in one Store.write_many), and stops at the first failure."""
-
-    def __init__(self, store: Store, depth: int, group: int = 0) -> None:
-        super().__init__(name="benchgraph-writer", daemon=True)
-        self.store = store
-        self.group = group
-        # Grouped, the queue is bounded by triples, not pages: a group loads while the next fills.
-        self.queue: queue.Queue[Write] = queue.Queue(maxsize=0 if group else depth)
-        self._backlog = 0  # the triples queued or pending, not written yet
-        self.failure: tuple[Write, StoreError] | None = None
-        self._queued = 0  # writes numbered 1, 2, ... in order
-        self._done = 0  # the number of the last write done
-        self._changed = threading.Condition()
-        self._stopping = False
-
-    def put(self, item: Write) -> int:
-        """Queue ``item`` (waiting while the queue is full); return its number."""
-        with self._changed:
-            while self.group and self._backlog >= 2 * self.group and self.failure is None:
-                self._changed.wait()
-            self._queued += 1
-            self._backlog += item.size
-        self._send(item)
-        return self._queued
-
-    def _send(self, item: Write) -> None:
-        while self.failure is None:
-            try:
-                self.queue.put(item, timeout=0.1)
-                return
-            except queue.Full:
-                continue
-
-    def written(self, number: int, block: bool) -> bool:
-        """Whether write ``number`` is done; with ``block``, wait for it or for a failure (a
-        group not full yet is written then)."""
-        if block and self.group and self._done < number:
-            self.queue.put(_FLUSH)  # grouped, the queue has no bound: this never waits
-        with self._changed:
-            while block and self._done < number and self.failure is None:
-                self._changed.wait()
-            return self._done >= number
-
-    def run(self) -> None:
-        pending: list[Write] = []
-        size = 0  # the triples pending
-        while True:
-            item = self.queue.get()
-            with self._changed:
-                if self._stopping or self.failure is not None:
-                    return
-            if item is not _FLUSH:
-                pending.append(item)
-                size += item.size
-                if size < self.group:
-                    continue
-            if not pending:
-                continue
-            try:
-                self.store.write_many([p.change for p in pending])
-            except StoreError as error:
-                with self._changed:
-                    self.failure = (pending[0], error)
-                    self._changed.notify_all()
-                return
-            with self._changed:
-                self._done += len(pending)
-                self._backlog -= size
-                self._changed.notify_all()
-            pending, size = [], 0
-
-    @property
-    def wrote(self) -> bool:
-        """Whether any write is done."""
-        return self._done > 0
-
-    def stop(self) -> None:
-        """Finish the write in progress, drop the queued ones, and end the thread."""
-        with self._changed:
-            self._stopping = True
-        while self.is_alive():
-            try:  # wake the thread if it waits for work
-                self.queue.put(_STOP, timeout=0.1)
-            except queue.Full:
-                with contextlib.suppress(queue.Empty):
-                    self.queue.get_nowait()
-            self.join(0.1)
-
-
-_STOP = Write(Change({}), Outcome("", "unchanged"))
-_FLUSH = Write(Change({}), Outcome("", "unchanged"))  # write the group so far

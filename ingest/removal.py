@@ -24,8 +24,8 @@ from benchgraph import graphs, iris, queries, versions
 from benchgraph.outcomes import Removal
 from benchgraph.store import Store
 from benchgraph.validation import now
-from ingest.loader import read_pages
 from ingest.locating import LocatingError, Locator, Repository
+from ingest.reading import read_pages
 from ingest.records import PageError
 
 NameKind = Literal["file", "source", "graph", "page"]

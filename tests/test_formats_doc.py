@@ -11,7 +11,7 @@ import pytest
 from support import REPO, doc, run_cli
 
 from benchgraph import vocab as V
-from ingest.loader import read_pages
+from ingest.reading import read_pages
 
 DATA = REPO.parent / "shared" / "data"
 FILES = (

@@ -14,8 +14,9 @@ from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, show_progr
 from benchgraph.store import notice, open_store
 
 if TYPE_CHECKING:
-    from ingest.loader import Input, Outcome
+    from ingest.loader import Outcome
     from ingest.tally import Tally
+    from ingest.walking import Input
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -59,9 +60,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def run_ingest(args: argparse.Namespace) -> int:
     """Handler of ``benchgraph ingest``."""
     # The parsers and the shapes are imported by the commands that read pages, not by the others.
-    from ingest.loader import expand
     from ingest.locating import LocatingError, repository
     from ingest.tally import Tally
+    from ingest.walking import expand
 
     location = settings.get("store", args.store)
     try:
@@ -92,7 +93,8 @@ def _ingest(
     """Load the files of ``items`` (the others: the outcomes of paths that give none) into
     the store at ``location``, counting in ``tally``; print what it tells, and return the
     exit code."""
-    from ingest.loader import IngestStopped, Input, Outcome, ingest_files
+    from ingest.loader import IngestStopped, Outcome, ingest_files
+    from ingest.walking import Input
 
     files = [i for i in items if isinstance(i, Input)]
     for outcome in items:

@@ -17,7 +17,7 @@ from support import REPO, Index, generate_corpus, run_cli
 
 from benchgraph import vocab as V
 from benchgraph.store import EmbeddedStore
-from ingest.loader import read_page
+from ingest.reading import read_page
 from ingest.records import Page
 
 PAGES = 40

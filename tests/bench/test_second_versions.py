@@ -10,7 +10,7 @@ from support import generate_corpus, run_cli
 from bench import history
 from benchgraph import queries
 from benchgraph.store import EmbeddedStore
-from ingest.loader import read_page
+from ingest.reading import read_page
 
 
 def test_second_versions_change_the_values_they_say_and_nothing_else(tmp_path: Path) -> None:

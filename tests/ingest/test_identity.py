@@ -14,7 +14,10 @@ from support import EXAMPLES, REPO, SEEDS, generate_corpus, run_cli
 from bench.pwc_archive import write_archive
 from benchgraph import graphs, versions
 from benchgraph.store import EmbeddedStore
-from ingest.loader import Batch, Input, Write, expand, ingest_files, prepare_page, read_page
+from ingest.loader import Batch, ingest_files, prepare_page
+from ingest.reading import read_page
+from ingest.walking import Input, expand
+from ingest.writer import Write
 
 CARDS = REPO.parent / "shared" / "data" / "hf_model_index"
 DATA = REPO / "tests" / "data" / "model-index"

@@ -14,7 +14,7 @@ from support import run_cli
 from benchgraph import iris
 from benchgraph import vocab as V
 from benchgraph.names import normalise
-from ingest import loader, model_index, model_index_results
+from ingest import model_index, model_index_results, reading
 from ingest.records import (
     Benchmark,
     Page,
@@ -519,7 +519,7 @@ def test_sniff_accepts_a_card_with_a_bom_and_windows_line_ends() -> None:
 
 
 def test_the_loader_reads_a_card_as_a_model_index() -> None:
-    page = loader.read_page((OWN / "README.md").read_bytes(), "README.md")
+    page = reading.read_page((OWN / "README.md").read_bytes(), "README.md")
     assert page.format == "model-index" and page.key.startswith("model-index/")
 
 

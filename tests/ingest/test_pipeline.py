@@ -18,7 +18,7 @@ from support import EXAMPLES, PATIENCE
 
 from benchgraph import graphs, queries, terms
 from benchgraph.store import Answer, Change, EmbeddedStore, StoreError
-from ingest import loader
+from ingest import loader, reading
 
 NOW = "2026-01-01T00:00:00+00:00"
 
@@ -93,7 +93,7 @@ def test_a_page_met_again_in_one_batch_is_refused_before_any_write(
         graph = outcomes[0].graph
         assert graph is not None
         source = next(t.subject for t in store.graph_triples(graph) if "source" in str(t.subject))
-        kept = loader.read_page(first.read_bytes(), str(first)).sha256
+        kept = reading.read_page(first.read_bytes(), str(first)).sha256
         assert store.source_hash(graph, source.value) == kept
         before = set(store.quads())
         rerun = [o.status for o in loader.ingest_files(store, batch, NOW, depth=4)]

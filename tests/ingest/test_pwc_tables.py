@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from support import run_cli
 
-from ingest import json_stream, loader, pwc_tables
+from ingest import json_stream, pwc_tables, reading
 from ingest.records import (
     Benchmark,
     MetricDecl,
@@ -690,7 +690,7 @@ def test_sniff_claims_every_sample_json_file() -> None:
     for name in names:
         text = (SAMPLES / name).read_text(encoding="utf-8")
         assert pwc_tables.sniff(text), name
-        others = [p.FORMAT for p in loader.PARSERS if p is not pwc_tables and p.sniff(text)]
+        others = [p.FORMAT for p in reading.PARSERS if p is not pwc_tables and p.sniff(text)]
         assert others == [], name
 
 
@@ -706,9 +706,9 @@ def test_sniff_claims_no_other_file() -> None:
 def test_synonyms_csv_is_no_page() -> None:
     path = sample("synonyms.csv")
     text = path.read_text(encoding="utf-8")
-    assert [p.FORMAT for p in loader.PARSERS if p.sniff(text)] == []
-    with pytest.raises(loader.NotAPage):
-        loader.read_page(path.read_bytes(), "synonyms.csv")
+    assert [p.FORMAT for p in reading.PARSERS if p.sniff(text)] == []
+    with pytest.raises(reading.NotAPage):
+        reading.read_page(path.read_bytes(), "synonyms.csv")
 
 
 @pytest.mark.parametrize(

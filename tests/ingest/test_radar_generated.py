@@ -24,8 +24,8 @@ from bench import radar_pages
 from bench.templates import RadarFigure, RadarPage, render_radar
 from benchgraph import validation
 from benchgraph import vocab as V
-from ingest.loader import read_page
 from ingest.mapper import map_page
+from ingest.reading import read_page
 
 PAGES = 300
 NOW = "2026-12-31T00:00:00+00:00"

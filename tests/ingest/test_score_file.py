@@ -15,7 +15,7 @@ from support import needs_shared, run_cli
 from benchgraph import vocab as V
 from benchgraph.names import normalise
 from ingest import score_file
-from ingest.loader import read_pages
+from ingest.reading import read_pages
 from ingest.records import (
     Benchmark,
     Configuration,

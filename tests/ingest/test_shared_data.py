@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from support import REPO
 
-from ingest.loader import NotAPage, read_pages
+from ingest.reading import NotAPage, read_pages
 from ingest.records import PageError
 
 DATA = REPO.parent / "shared" / "data"

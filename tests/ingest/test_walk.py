@@ -12,8 +12,8 @@ from support import EXAMPLES, run_cli
 
 from benchgraph import graphs, iris
 from benchgraph.store import EmbeddedStore
-from ingest import loader
-from ingest.loader import NotAPage, read_page
+from ingest import reading
+from ingest.reading import NotAPage, read_page
 from ingest.records import PageError
 
 LAION = EXAMPLES / "sota2-prompt-recovery-on-laion.md"
@@ -73,7 +73,7 @@ def test_ingest_of_a_checkout_walked_into_stores_venvs_and_build_output(
     assert skipped == [f"skipped: {checkout / 'README.txt'}: " + NOT_A_PAGE]
 
 
-NOT_A_PAGE = "not a source page nor a result file: none of " + loader.KNOWN_FORMATS
+NOT_A_PAGE = "not a source page nor a result file: none of " + reading.KNOWN_FORMATS
 
 
 def test_a_file_named_that_is_not_a_page_stays_refused(checkout: Path, store_dir: Path) -> None:

@@ -22,8 +22,8 @@ from support import EXAMPLES, REPO, run_cli
 from bench.generate import generate
 from benchgraph import settings, shacl, terms, validation
 from benchgraph import vocab as V
-from ingest.loader import read_page
 from ingest.mapper import map_page
+from ingest.reading import read_page
 
 DATA = REPO / "tests" / "data" / "shapes"
 SH = "http://www.w3.org/ns/shacl#"

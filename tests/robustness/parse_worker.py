@@ -200,8 +200,8 @@ def _where(error: BaseException) -> str:
 
 
 def _read(path: str, origin: str) -> dict[str, object]:
-    from ingest.loader import read_page
     from ingest.mapper import map_page
+    from ingest.reading import read_page
     from ingest.records import PageError
 
     data = Path(path).read_bytes()

@@ -32,8 +32,9 @@ from support import REPO, run_cli
 from benchgraph import graphs
 from benchgraph import vocab as V
 from benchgraph.store import EmbeddedStore, Store
-from ingest.loader import ingest_file, read_page
+from ingest.loader import ingest_file
 from ingest.mapper import map_page
+from ingest.reading import read_page
 
 PAGES = 600 if LONG else 200
 KILLS = 20 if LONG else 5

@@ -32,8 +32,8 @@ from robustness.fuzz_settings import LONG, PROFILE
 from robustness.parse_worker import ParseWorkers
 from support import EXAMPLES
 
-from ingest.loader import read_page
 from ingest.mapper import map_page
+from ingest.reading import read_page
 from ingest.records import Page, PageError
 
 BUDGET = 2.0  # seconds for one page of ordinary size

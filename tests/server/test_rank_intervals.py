@@ -21,7 +21,8 @@ from support import REPO, Index
 from benchgraph import iris, queries
 from benchgraph import vocab as V
 from benchgraph.store import EmbeddedStore
-from ingest.loader import Batch, Write, ingest_file, prepare
+from ingest.loader import Batch, ingest_file, prepare
+from ingest.writer import Write
 
 NOISYCALL = REPO / "tests" / "data" / "radar" / "noisycall-wer-intervals-lower.txt"
 NOW = "2026-11-29T12:00:00+00:00"
