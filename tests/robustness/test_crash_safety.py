@@ -39,7 +39,8 @@ from ingest.reading import read_page
 PAGES = 600 if LONG else 200
 KILLS = 20 if LONG else 5
 NOW = "2026-01-01T00:00:00+00:00"
-PROGRESS = re.compile(r"\] (\d+)/(\d+) ")
+# The progress bar: how much of the files is read, and how many sources are done.
+PROGRESS = re.compile(r"\] +\d+% read, (\d+) sources ")
 SH = "http://www.w3.org/ns/shacl#"
 RDF_TYPE = V.type_
 Triples = frozenset[tuple[object, object, object]]

@@ -188,6 +188,14 @@ def test_kill_9_during_a_first_load_leaves_an_empty_store(
     del held
     with pytest.raises(StoreError, match="stopped half-way"):
         EmbeddedStore(store_dir, read_only=True)
+    # A command that only reads is refused, and empties nothing: the part is still there.
+    for command in (("query", "benchmarks"), ("audit",), ("export",)):
+        refused = run_cli(*command, store=store_dir)
+        assert refused.returncode == 2 and "stopped half-way" in refused.stderr, refused
+        assert "(0 rows)" not in refused.stdout
+    held = ox.Store.read_only(str(store_dir))
+    assert next(iter(held.quads_for_pattern(None, None, None, ox.NamedNode(graphs.VERSIONS))), None)
+    del held
     done = run_cli("ingest", "--quiet", str(folder), store=store_dir)
     assert done.returncode == 0, done.stderr
     assert "holds part of a first ingest that stopped half-way; emptying it" in done.stderr
