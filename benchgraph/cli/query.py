@@ -79,8 +79,27 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="the columns of a SELECT's answer to print, in this order (table and csv); the "
         "table's own 'interval' column among them",
     )
+    command.add_argument(
+        "--width",
+        type=_width,
+        metavar="N",
+        help="fit the table in N columns (default: the terminal's width on a terminal, no "
+        "limit into a pipe or a file)",
+    )
     store_option(command)
     command.set_defaults(handler=run_query)
+
+
+def _width(text: str) -> int:
+    try:
+        width = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of columns") from None
+    if width < table.MIN_WIDTH:
+        raise argparse.ArgumentTypeError(
+            f"{width}: a table needs {table.MIN_WIDTH} columns at least"
+        )
+    return width
 
 
 def form_of(named: NamedQuery) -> str:
@@ -145,9 +164,9 @@ def run_query(args: argparse.Namespace) -> int:
             names, rows = _rows(answer)
             if fmt == "table" and not queries.reads_past(named, bound):
                 names, rows = _with_intervals(store, names, rows)
-            _print_rows(names, rows, fmt, columns)
+            _print_rows(names, rows, fmt, columns, args.width)
         else:
-            write(answer, fmt)
+            write(answer, fmt, args.width)
     return EXIT_OK
 
 
@@ -212,10 +231,15 @@ def _with_intervals(
 
 
 def _print_rows(
-    names: list[str], rows: list[list[Cell]], fmt: str, columns: list[str] | None
+    names: list[str],
+    rows: list[list[Cell]],
+    fmt: str,
+    columns: list[str] | None,
+    width: int | None = None,
 ) -> None:
-    """Print ``rows`` as a table or as CSV, the ``columns`` given (None: all) in their order.
-    Raises QueryError for a column the answer does not have."""
+    """Print ``rows`` as a table (``width`` columns wide at most; None: the terminal's, see
+    :func:`benchgraph.cli.table.terminal_width`) or as CSV, the ``columns`` given (None: all)
+    in their order. Raises QueryError for a column the answer does not have."""
     if columns is not None:
         unknown = [c for c in columns if c not in names]
         if unknown:
@@ -231,12 +255,14 @@ def _print_rows(
         writer.writerows([[_cell(c) for c in row] for row in rows])
         return
     shown = [[_cell(c, short=True) for c in row] for row in rows]
-    for line in table.render(names, shown, table.terminal_width(), fold=columns is None):
+    fit = width or table.terminal_width()
+    for line in table.render(names, shown, fit, fold=columns is None):
         print(line)
 
 
-def write(answer: Answer, fmt: str) -> None:
-    """Print ``answer`` on stdout in the format ``fmt`` (one that fits its form)."""
+def write(answer: Answer, fmt: str, width: int | None = None) -> None:
+    """Print ``answer`` on stdout in the format ``fmt`` (one that fits its form; a table
+    ``width`` columns wide at most, or as :func:`_print_rows` has it)."""
     out = sys.stdout.buffer
     if isinstance(answer, Triples):
         ox.serialize(answer, out, GRAPH_FORMATS[fmt], prefixes=V.PREFIXES)
@@ -246,7 +272,7 @@ def write(answer: Answer, fmt: str) -> None:
         print("true" if bool(answer) else "false")
     else:
         names, rows = _rows(answer)
-        _print_rows(names, rows, fmt, None)
+        _print_rows(names, rows, fmt, None, width)
     if fmt in ("json", "jsonld"):
         out.write(b"\n")  # a document on one line: end the line
 

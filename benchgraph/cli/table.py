@@ -1,16 +1,16 @@
 """The terminal table ``benchgraph query`` prints: one line a row, never wider than the terminal.
 
-On a terminal (or with ``COLUMNS`` set) the table fits its width: each column gets its full width
-if all fit, else the narrow columns keep theirs and the wide ones share what is left, their
-long cells cut with ``…``. When the columns do not fit even so, a column that holds one value
-in every row is said once above the table (``benchmark: id:benchmark/…``), and columns that
-still do not fit are left out at the right, named under the table (``--columns`` picks
-columns). Into a pipe or a file, without ``COLUMNS``, nothing is cut.
+On a terminal (or given a width: ``benchgraph query --width``) the table fits its width: each
+column gets its full width if all fit, else the narrow columns keep theirs and the wide ones
+share what is left, their long cells cut with ``…``. When the columns do not fit even so, a
+column that holds one value in every row is said once above the table (``benchmark:
+id:benchmark/…``), and columns that still do not fit are left out at the right, named under the
+table (``--columns`` picks columns). Into a pipe or a file, unless given a width, nothing is
+cut.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 import textwrap
@@ -19,15 +19,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 GAP = "  "  # between columns
+MIN_WIDTH = 20  # the narrowest table a width may ask for
 NARROWEST = 6  # characters a column is cut to at most: "1234…" still says something
 _CONTROL = {c: " " for c in range(32)} | {127: " "}
 
 
 def terminal_width() -> int | None:
-    """The width a table must fit: the terminal's (``COLUMNS`` first), or None (no limit)
-    when the output is no terminal and ``COLUMNS`` is not set."""
-    if os.environ.get("COLUMNS") or sys.stdout.isatty():
-        return max(shutil.get_terminal_size().columns, 20)
+    """The width a table must fit: the terminal's (``COLUMNS`` first) when the output is a
+    terminal, else None (no limit: a pipe or a file gets every character)."""
+    if sys.stdout.isatty():
+        return max(shutil.get_terminal_size().columns, MIN_WIDTH)
     return None
 
 
