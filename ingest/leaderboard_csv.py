@@ -54,7 +54,7 @@ import io
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -72,6 +72,7 @@ from ingest.records import (
     ResultRecord,
     SourceFormat,
 )
+from ingest.sources import gathered
 
 if TYPE_CHECKING:
     from _csv import Reader
@@ -165,14 +166,7 @@ def parse(data: bytes, origin: str) -> list[Page]:
         sources, stray, total = _sources(reader, header, origin)
     except csv.Error as error:
         raise PageError(origin, f"line {reader.line_num}", f"not valid CSV: {error}") from None
-    pages: list[Page] = []
-    for source in sources:
-        page, warnings = _page(source, origin)
-        if page is None:
-            stray.extend(warnings)
-        else:
-            pages.append(page)
-    stray.sort(key=_order)
+    pages, stray = gathered((_page(source, origin) for source in sources), stray, _order)
     if not pages:
         raise PageError(
             origin,
@@ -180,9 +174,6 @@ def parse(data: bytes, origin: str) -> list[Page]:
             f"none of the {total} rows can be read",
             str(stray[0]) if stray else "the file has a header and no rows",
         )
-    if stray:
-        merged = tuple(sorted((*pages[0].warnings, *stray), key=_order))
-        pages[0] = replace(pages[0], warnings=merged)
     return pages
 
 

@@ -61,7 +61,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from benchgraph.names import key_part
@@ -79,6 +79,7 @@ from ingest.records import (
     ResultRecord,
     SourceFormat,
 )
+from ingest.sources import gathered
 from ingest.structured import load_yaml, path, shown
 
 FORMAT: SourceFormat = "score-file"
@@ -179,20 +180,11 @@ def parse(data: bytes, origin: str) -> list[Page]:
     if not isinstance(rows, list):
         raise PageError(origin, "results", f"'results' is {shown(rows)}, not a list", _HINT)
     sources, stray = _sources(rows, declared, origin)
-    pages: list[Page] = []
-    for source in sources:
-        page, warnings = _page(source, declared[source.benchmark_id], origin)
-        if page is None:
-            stray.extend(warnings)
-        else:
-            pages.append(page)
-    stray.sort(key=_order)
+    read = (_page(source, declared[source.benchmark_id], origin) for source in sources)
+    pages, stray = gathered(read, stray, _order)
     if not pages:
         problem = f"none of the {len(rows)} results can be read"
         raise PageError(origin, "results", problem, str(stray[0]) if stray else _HINT)
-    if stray:
-        merged = tuple(sorted((*pages[0].warnings, *stray), key=_order))
-        pages[0] = replace(pages[0], warnings=merged)
     return pages
 
 
