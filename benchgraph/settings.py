@@ -121,8 +121,9 @@ SETTINGS = (
     Setting(
         "store",
         "var/store",
-        "The store: a folder for the embedded store (created if missing), or the query endpoint "
-        "URL of a SPARQL 1.1 server (http://… or https://…; see Remote stores).",
+        "The store: a folder for the embedded store (ingest and copy --to create it if missing; "
+        "the other commands refuse a folder that holds none), or the query endpoint URL of a "
+        "SPARQL 1.1 server (http://… or https://…; see Remote stores).",
     ),
     Setting("host", "127.0.0.1", "Address the server listens on.", command="serve"),
     Setting(
