@@ -97,7 +97,14 @@ class ServedStore(Store):
             return answer.read()
         except (OSError, http.client.HTTPException) as error:
             self._failed = True
-            raise StoreError(f"{self.location}: the answer stopped while {what}: {error}") from None
+            raise self._cut(what, error) from None
+
+    def _cut(self, what: str, error: Exception) -> StoreError:
+        """The StoreError of an answer that stopped short, naming the server that sent it."""
+        return StoreError(
+            f"{self.location}: the answer stopped while {what}, through the server holding it "
+            f"(pid {self.holder.pid}, serving {self.holder.url}): {error}"
+        )
 
     def close(self) -> None:
         """Once something was written: wait until the server's readers see it. Not after a
@@ -138,9 +145,8 @@ class ServedStore(Store):
             try:
                 yield from ox.parse(answer, format=fmt)
             except (OSError, SyntaxError, http.client.HTTPException) as error:
-                raise StoreError(
-                    f"{self.location}: the answer stopped while {what}: {error}"
-                ) from None
+                self._failed = True
+                raise self._cut(what, error) from None
 
     def graph_triples(self, graph: str | None) -> Iterator[ox.Triple]:
         path = "triples" if graph is None else "triples?" + urllib.parse.urlencode({"graph": graph})

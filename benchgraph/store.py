@@ -538,11 +538,15 @@ def _change_nquads(change: Change) -> bytes:
 
 
 def _write_synced(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` and make it durable (the file and its folder's entry)."""
-    with path.open("w", encoding="utf-8") as file:
+    """Write ``text`` to ``path`` at once and make it durable: written whole beside it, then
+    put in its place, so that a process killed meanwhile leaves the file as it was, never
+    empty or cut."""
+    written = path.with_name(path.name + ".tmp")
+    with written.open("w", encoding="utf-8") as file:
         file.write(text)
         file.flush()
         os.fsync(file.fileno())
+    os.replace(written, path)
     _sync_folder(path.parent)
 
 
@@ -718,7 +722,7 @@ class EmbeddedStore(Store):
                     f"({time.perf_counter() - started:.1f} s)"
                 )
         self._store.flush()
-        layout.write_text(self.VIEW_LAYOUT if pages else self.LAYOUT, encoding="utf-8")
+        _write_synced(layout, self.VIEW_LAYOUT if pages else self.LAYOUT)
 
     def close(self) -> None:
         if not self._read_only:

@@ -140,7 +140,7 @@ def test_a_dump_and_a_resource_come_through_the_proxy(proxy_server: Live) -> Non
     status, body = get(f"{proxy_server.url}id/{path}", Accept="text/turtle")
     assert status == 200 and isinstance(body, bytes) and iri.encode() in body
     status, body = get(f"{proxy_server.url}page/{path}", Accept="text/html")
-    assert status == 200 and isinstance(body, bytes) and b"<html" in body
+    assert status == 200 and isinstance(body, bytes) and b"<html" in body, (path, status, body)
 
 
 def test_an_ingest_while_serving_is_seen_by_the_proxy(remote: Any, tmp_path: Path) -> None:
