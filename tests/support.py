@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -176,3 +177,12 @@ def generate_corpus(out: Path, seed: int, pages: int) -> dict[str, int]:
     assert done.returncode == 0, done.stderr
     manifest: dict[str, int] = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     return manifest
+
+
+def await_holding(process: subprocess.Popen[str], store: Path) -> None:
+    """Wait until ``process`` says in the store folder ``store`` that it holds the store (its
+    holder record names it), or ends; fail after PATIENCE seconds."""
+    deadline = time.monotonic() + PATIENCE
+    while process.poll() is None and getattr(holder.read(store), "pid", None) != process.pid:
+        assert time.monotonic() < deadline, f"process {process.pid} never said it holds {store}"
+        time.sleep(0.01)  # how often to look, not how long to wait

@@ -8,10 +8,9 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-from support import PATIENCE, REPO, doc, generate_corpus, run_cli
+from support import PATIENCE, REPO, await_holding, doc, generate_corpus, run_cli
 
 from benchgraph import holder
 from benchgraph.cli.console import EXIT_INTERRUPTED
@@ -39,11 +38,7 @@ def test_ctrl_c_during_an_ingest_is_one_line_and_exit_130(tmp_path: Path) -> Non
         preexec_fn=_sigint_by_default,
     )
     try:
-        # The event: the ingest holds the store (its record names it), so it has started.
-        deadline = time.monotonic() + PATIENCE
-        while ingest.poll() is None and getattr(holder.read(store), "pid", None) != ingest.pid:
-            assert time.monotonic() < deadline, "the ingest never said it holds the store"
-            time.sleep(0.01)  # how often to look, not how long to wait
+        await_holding(ingest, store)  # the ingest has started (or ended, which fails below)
         assert ingest.poll() is None, "the ingest ended before it could be interrupted"
         ingest.send_signal(signal.SIGINT)
         stdout, stderr = ingest.communicate(timeout=PATIENCE)

@@ -10,13 +10,12 @@ import signal
 import stat
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import PATIENCE, REPO, run_cli
+from support import PATIENCE, REPO, await_holding, run_cli
 
 from benchgraph import holder
 from server.generation import fingerprint
@@ -150,11 +149,7 @@ def ingesting(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Path]]:
         text=True,
     )
     try:
-        # The event: the record names the ingest (or the ingest ended, which fails below).
-        deadline = time.monotonic() + PATIENCE
-        while ingest.poll() is None and getattr(holder.read(store), "pid", None) != ingest.pid:
-            assert time.monotonic() < deadline, "the ingest never said it holds the store"
-            time.sleep(0.01)  # how often to look, not how long to wait
+        await_holding(ingest, store)  # (or the ingest ended, which fails below)
         ingest.send_signal(signal.SIGSTOP)
         assert ingest.poll() is None, "the ingest ended before it could be paused"
         yield ingest, store
