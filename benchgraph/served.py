@@ -26,10 +26,24 @@ import pyoxigraph as ox
 
 from benchgraph import holder
 from benchgraph.sparqltext import substitute
-from benchgraph.store import Answer, Change, SentTriples, Store, StoreError, Term
+from benchgraph.store import (
+    Answer,
+    Change,
+    SentTriples,
+    Store,
+    StoreError,
+    Term,
+    WriteConflict,
+)
 
 _WILDCARDS = {"0.0.0.0": "127.0.0.1", "[::]": "[::1]"}
 _LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
+
+
+def _expected(expects: Mapping[str, str]) -> list[tuple[str, str]]:
+    """The query parameters that tell the server the fingerprint each source's catalogue
+    entries had when the write was made from them: ``expects=FINGERPRINT KEY``."""
+    return [("expects", f"{fingerprint} {key}") for key, fingerprint in expects.items()]
 
 
 def owner_url(record: holder.Holder) -> str | None:
@@ -73,6 +87,10 @@ class ServedStore(Store):
                 message = _message(error.read())
             if error.code == 400 and message.startswith("malformed query: "):
                 raise SyntaxError(message.removeprefix("malformed query: ")) from None
+            if error.code == 409:
+                raise WriteConflict(
+                    f"{self.location}: nothing written while {what}: {message}"
+                ) from None
             raise StoreError(
                 f"{self.location}: failed while {what}, through the server holding it "
                 f"(pid {self.holder.pid}): {message}"
@@ -119,7 +137,7 @@ class ServedStore(Store):
         server loads as it loads its own ingest's; one that keeps or deletes is sent as the
         update the store module builds. Either is one transaction on the server."""
         if change.kept or any(change.deleted.values()):
-            super().write(change)
+            super().write(change)  # through apply, below
             return
         written = [*change.replaced.items(), *change.added.items()]
         quads = (
@@ -130,12 +148,17 @@ class ServedStore(Store):
         body = gzip.compress(ox.serialize(quads, format=ox.RdfFormat.N_QUADS) or b"", 1)
         named = [("graph", graph) for graph in change.replaced]
         named += [("added", graph) for graph in change.added]
-        query = urllib.parse.urlencode(named)
+        query = urllib.parse.urlencode(named + _expected(change.expects))
         self._read(f"writing graph {change.names}", f"replace?{query}", body)
         self._wrote = True
 
     def update(self, what: str, text: str) -> None:
-        path = "update?" + urllib.parse.urlencode({"what": what})
+        self.apply(what, text, {})
+
+    def apply(self, what: str, text: str, expects: Mapping[str, str]) -> None:
+        """The update, which the server runs only if the catalogue entries it rewrites are
+        still as ``expects`` says (else WriteConflict)."""
+        path = "update?" + urllib.parse.urlencode([("what", what), *_expected(expects)])
         body = text.encode("utf-8")
         self._read(what, path, body, **{"Content-Type": "application/sparql-update"})
         self._wrote = True

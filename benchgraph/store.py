@@ -58,6 +58,12 @@ class LoadUndone(StoreError):
     was before the load (see :meth:`Store.begin_load`)."""
 
 
+class WriteConflict(StoreError):
+    """A write was refused, nothing of it written: another writer changed a source it rewrites
+    after it was read (see ``Change.expects``). Reading the source again and redoing the write
+    is safe."""
+
+
 class OutdatedStore(StoreError):
     """The store was written by an earlier benchgraph, whose default graph was the union of the
     page graphs, and it was opened read-only, so it cannot be upgraded here."""
@@ -161,12 +167,17 @@ class Change:
     """One write, done in one transaction: graphs ``replaced`` with their triples, after each
     graph of ``kept`` is copied to the graph it maps to (a version kept as history), and
     triples ``added`` to, and ``deleted`` from, graphs that are not replaced (the versions
-    catalogue)."""
+    catalogue). ``expects`` holds, for each source whose catalogue entries the change rewrites,
+    the fingerprint of those entries as read when the change was made
+    (:func:`benchgraph.versions.fingerprint`): a store that more than one process writes (a
+    served store) refuses the change with :class:`WriteConflict` when they differ by the time
+    it is applied, as another writer changed that source meanwhile."""
 
     replaced: Mapping[str, Sequence[ox.Triple]]
     kept: Mapping[str, str] = field(default_factory=dict)
     added: Mapping[str, Sequence[ox.Triple]] = field(default_factory=dict)
     deleted: Mapping[str, Sequence[ox.Triple]] = field(default_factory=dict)
+    expects: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def names(self) -> str:
@@ -330,7 +341,8 @@ class Store(ABC):
 
         Raises StoreError if the write fails; the store is then as it was."""
         lines = {g: [statement(t) for t in ts] for g, ts in change.replaced.items()}
-        self.update(f"writing graph {change.names}", replacement(lines, self.view, change))
+        update = replacement(lines, self.view, change)
+        self.apply(f"writing graph {change.names}", update, change.expects)
 
     def replace_graph(self, graph: str, triples: Iterable[ox.Triple]) -> None:
         """Replace the named graph ``graph`` with ``triples`` at once (see replace_graphs)."""
@@ -352,12 +364,20 @@ class Store(ABC):
         if change is not None:
             for verb, found in (("DELETE", change.deleted), ("INSERT", change.added)):
                 operations += data(verb, {g: [statement(t) for t in ts] for g, ts in found.items()})
-        self.update(f"removing page <{graph}>", " ;\n".join(operations))
+        self.apply(
+            f"removing page <{graph}>", " ;\n".join(operations), change.expects if change else {}
+        )
 
     @abstractmethod
     def update(self, what: str, text: str) -> None:
         """Run the SPARQL update ``text`` (built by this module, never a user's) as one
         transaction. Raises StoreError, saying it failed while ``what``."""
+
+    def apply(self, what: str, text: str, expects: Mapping[str, str]) -> None:
+        """Run the update ``text`` of a change made from catalogue entries read as ``expects``
+        says (see Change), as :meth:`update` does. A store with one writer has nothing to check;
+        a served store has the server check them (raising WriteConflict)."""
+        self.update(what, text)
 
     @abstractmethod
     def graph_triples(self, graph: str | None) -> Iterator[ox.Triple]:

@@ -12,6 +12,7 @@ late is linked in where it belongs.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -189,6 +190,18 @@ class Versions:
         return chosen
 
 
+def fingerprint(versions: Versions) -> str:
+    """What the catalogue records of the versions of one page, as a short digest: two reads
+    give the same fingerprint exactly when no write changed that page's versions between
+    them (see ``Change.expects``)."""
+    rows = sorted(
+        "\t".join((v.sha256, v.graph, v.modified, v.ingested, v.withdrawn, v.restored, v.previous))
+        + f"\t{v.results}\t{v.recorded}"
+        for v in versions.all
+    )
+    return hashlib.sha256("\n".join(rows).encode()).hexdigest()[:32]
+
+
 def read(store: Store, key: str) -> Versions:
     """The versions of the page ``key`` in ``store``, oldest first. Raises StoreError."""
     answer = store.query(
@@ -270,17 +283,21 @@ def _text(term: object) -> str:
 class _Catalogue:
     """The catalogue statements a write adds and deletes."""
 
+    read: Versions
     added: list[ox.Triple] = field(default_factory=list)
     deleted: list[ox.Triple] = field(default_factory=list)
 
     def change(
         self, replaced: dict[str, Sequence[ox.Triple]], kept: dict[str, str] | None = None
     ) -> Change:
+        """The write: ``replaced`` and ``kept`` (see Change), these statements, and the
+        fingerprint of the versions it was planned from."""
         return Change(
             replaced,
             kept or {},
             added={graphs.VERSIONS: self.added},
             deleted={graphs.VERSIONS: self.deleted} if self.deleted else {},
+            expects={self.read.key: fingerprint(self.read)},
         )
 
     def revise(self, before: Version, after: Version) -> None:
@@ -327,7 +344,7 @@ def plan(
         return Plan("unchanged")
     graph = graphs.page(key)
     new = Version(key, sha256, modified, when, results, graph, activity=activity.iri)
-    catalogue = _Catalogue(added=activity.triples())
+    catalogue = _Catalogue(versions, added=activity.triples())
     if known is None and current is not None and _older(modified, current.modified):
         kept = graphs.history(key, sha256)
         new = replace(new, graph=kept)
@@ -390,7 +407,7 @@ def withdrawal(versions: Versions, when: str) -> Change | None:
     if current is None:
         return None
     history = graphs.history(current.key, current.sha256)
-    catalogue = _Catalogue()
+    catalogue = _Catalogue(versions)
     now = {v.sha256: v for v in versions.all}
     now[current.sha256] = replace(current, graph=history, withdrawn=when)
     before = {v.sha256: v for v in versions.all}

@@ -242,6 +242,7 @@ def _replaced(
             withdrawn.kept,
             withdrawn.added,
             withdrawn.deleted,
+            withdrawn.expects,
         )
         shown = ", ".join(keys[:3]) + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
         message = (

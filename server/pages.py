@@ -5,7 +5,9 @@ holds the token (read once, by :func:`read_token`, when the app is made); withou
 404 like any unknown route. Every request must carry ``Authorization: Bearer <token>``; one
 without it, or with another token, is answered 401 in the error shape, and nothing is read or
 written. The server is its store's one writer (:class:`server.holding.HeldStore`): each page
-is one transaction, and the answer is sent once the readers see it.
+is read against the store, planned and written as one write, one at a time, in one transaction
+with its catalogue entries, and the answer is sent once the readers see it. Of two identical
+pages posted at once, one is ``loaded`` (201) and the other ``unchanged`` (200).
 
 - ``POST /pages[?name=N]``: the body is one page's bytes, its format found from its content as
   at ingest; ``name`` is what messages call it. It passes the gate ``benchgraph ingest`` uses
@@ -28,7 +30,7 @@ import stat
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
 from benchgraph import iris
-from benchgraph.outcomes import Gate, Outcome
+from benchgraph.outcomes import Gate, Outcome, Prepared
 from benchgraph.settings import SettingError
 from benchgraph.store import EmbeddedStore, is_remote
 from server.backend import current
@@ -133,14 +135,19 @@ def load() -> tuple[Response, int] | Response:
     """Load the page of the body, as ``benchgraph ingest`` loads a file."""
     held = _held()
     origin = request.args.get("name") or UNNAMED
-    prepared = _gate().prepare(held.store, request.get_data(), origin)
-    change = prepared.change
-    if change is not None:
+    data = request.get_data()
+    gate = _gate()
 
-        def write(store: EmbeddedStore) -> None:
-            store.write(change)
+    def write(store: EmbeddedStore) -> Prepared:
+        # Read, planned and written as the one write running: a page posted twice at once is
+        # loaded by the first and found unchanged by the second.
+        prepared = gate.prepare(store, data, origin)
+        if prepared.change is not None:
+            store.write(prepared.change)
+        return prepared
 
-        held.write(write)
+    prepared = held.write(write)
+    if prepared.change is not None:
         held.publish()  # answered once the readers see the page
     return _answer(prepared.outcome, prepared.summary)
 

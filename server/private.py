@@ -15,8 +15,11 @@ Nothing here is the public surface: ``/sparql`` stays read-only.
 - ``POST /_store/replace?graph=G...[&added=A...]``: replace the graphs ``graph`` names with the
   N-Quads of the body (gzip), and add its quads in the graphs ``added`` names to them, in one
   transaction. ``POST /_store/update?what=W``: run the update of the body (one
-  the store module builds) as one transaction. ``POST /_store/publish``: readers see what was
-  written once it answers.
+  the store module builds) as one transaction. Either may carry ``expects=FINGERPRINT KEY``
+  for each source whose catalogue entries the write rewrites: it is refused with 409, nothing
+  written, when they changed after the command read them (another writer's page between its
+  read and its write: ``Change.expects``). Writes run one at a time. ``POST /_store/publish``:
+  readers see what was written once it answers.
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ from collections.abc import Callable, Iterator
 import pyoxigraph as ox
 from flask import Blueprint, Response, request
 
-from benchgraph.store import Change, EmbeddedStore, StoreError, Triples
+from benchgraph import versions
+from benchgraph.store import Change, EmbeddedStore, StoreError, Triples, WriteConflict
 from server.backend import current
 from server.errors import ApiError
 from server.holding import HeldStore
@@ -154,7 +158,7 @@ def replace() -> Response:
     def write(store: EmbeddedStore) -> None:
         store.write(Change(contents, added=added))
 
-    _written(held, write)
+    _written(held, write, _expects())
     return Response(status=204)
 
 
@@ -167,13 +171,41 @@ def update() -> Response:
     def write(store: EmbeddedStore) -> None:
         store.update(what, text)
 
-    _written(held, write)
+    _written(held, write, _expects())
     return Response(status=204)
 
 
-def _written(held: HeldStore, change: Callable[[EmbeddedStore], None]) -> None:
+def _expects() -> dict[str, str]:
+    """The fingerprints of the catalogue entries the write was made from, by source key
+    (``expects=FINGERPRINT KEY``, see ``Change.expects``); ApiError 400 for one unreadable."""
+    found: dict[str, str] = {}
+    for given in request.args.getlist("expects"):
+        fingerprint, _, key = given.partition(" ")
+        if not fingerprint or not key:
+            raise ApiError(400, f"expects must be a fingerprint, a space and a source: {given!r}")
+        found[key] = fingerprint
+    return found
+
+
+def _written(
+    held: HeldStore, change: Callable[[EmbeddedStore], None], expects: dict[str, str]
+) -> None:
+    """Run ``change`` as the held store's one write, once the sources it was made from are
+    shown unchanged since (ApiError 409 when one is not: nothing written)."""
+
+    def checked(store: EmbeddedStore) -> None:
+        for key, fingerprint in expects.items():
+            if versions.fingerprint(versions.read(store, key)) != fingerprint:
+                raise WriteConflict(
+                    f"the source {key} changed after this write was made from it (another "
+                    "writer wrote it meanwhile); run the command again"
+                )
+        change(store)
+
     try:
-        held.write(change)
+        held.write(checked)
+    except WriteConflict as error:
+        raise ApiError(409, str(error)) from None
     except StoreError as error:
         raise ApiError(503, str(error)) from None
 
