@@ -370,6 +370,17 @@ def plan(
     return Plan(kind, catalogue.change(replaced, kept_graphs))
 
 
+def rewritten(before: Versions, after: Sequence[Version]) -> Change:
+    """The catalogue-only write that records the versions ``after`` of a page in place of
+    those ``before`` records (each relinked to the one before it in order)."""
+    catalogue = _Catalogue(before)
+    old = {t for v in before.all if v.recorded for t in v.triples() + v.link()}
+    new = {t for v in _relinked(after) for t in v.triples() + v.link()}
+    catalogue.deleted += [t for t in old if t not in new]
+    catalogue.added += [t for t in new if t not in old]
+    return catalogue.change({})
+
+
 def _older(modified: str, than: str) -> bool:
     """Whether the data-updated time ``modified`` is before ``than`` (both known)."""
     mine, theirs = instant(modified), instant(than)

@@ -112,7 +112,7 @@ class _Worker:
         limit = memory_limit or 0
         with theirs:
             self.process = subprocess.Popen(
-                [sys.executable, "-c", _BOOT, str(theirs.fileno()), location, str(limit)],
+                [sys.executable, "-I", "-c", _BOOT, str(theirs.fileno()), location, str(limit)],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
             )

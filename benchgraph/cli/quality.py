@@ -1,10 +1,11 @@
 """The ``validate``, ``audit`` and ``repair`` commands.
 
-``benchgraph validate`` exits 0 when the store conforms to the current shapes, 1 when something
-breaks a shape with severity sh:Violation (on a page or across pages), 2 on an error (shapes that
-do not parse, a store that cannot be opened). ``benchgraph audit`` exits 0, or 2 on an error.
-``benchgraph repair`` exits 0 when the merged view is right or was repaired, 1 when ``--check``
-finds it differs, 2 on an error.
+``benchgraph validate`` exits 0 when the store conforms to the current shapes and its versions
+catalogue agrees with its graphs (:mod:`benchgraph.integrity`), 1 when something breaks a shape
+with severity sh:Violation (on a page or across pages) or the catalogue disagrees, 2 on an error
+(shapes that do not parse, a store that cannot be opened). ``benchgraph audit`` exits 0, or 2 on
+an error. ``benchgraph repair`` exits 0 when the merged view and the catalogue are right or were
+repaired, 1 when ``--check`` finds either differs, 2 on an error.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import argparse
 import sys
 from datetime import date
 
-from benchgraph import audit, settings
+from benchgraph import audit, integrity, settings
 from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, existing_store, store_option
 
 DEFAULT_STALE_DAYS = 180
@@ -33,8 +34,10 @@ def _add_validate(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         help="re-validate the whole store against the current shapes",
         description="Re-validate every page of the store against the shapes in shapes/ (they may "
         "have changed since ingest), one page at a time, then run the cross-page checks "
-        "(queries/check-*.rq). Each page's report replaces its stored report. "
-        "Exit codes: 0 conforms; 1 violations; 2 error.",
+        "(queries/check-*.rq). Each page's report replaces its stored report. It also checks "
+        "the versions catalogue against the page and history graphs, as `repair --check` does, "
+        "and says on stderr where they disagree. "
+        "Exit codes: 0 conforms; 1 violations, or the catalogue disagrees; 2 error.",
     )
     validate.add_argument("--format", choices=("text", "json", "turtle"), default="text")
     validate.add_argument(
@@ -89,16 +92,22 @@ def _add_audit(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _add_repair(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     repair = commands.add_parser(
         "repair",
-        help="check the merged view against the page graphs, and rebuild what differs",
+        help="check the merged view and the versions catalogue against the page graphs, and "
+        "rebuild what differs",
         description="Queries see the merged view as their default graph: each distinct triple "
         "of the page graphs once, kept in step with every write. This compares it with the "
         "union of the page graphs and adds what is missing and removes what no page states; "
-        "it also builds the view of a store written by an earlier version. "
-        "Exit codes: 0 the view is right (or was repaired); 1 with --check, it differs; "
+        "it also builds the view of a store written by an earlier version. It checks the "
+        "versions catalogue against the page and history graphs too (each version held by the "
+        "graph it names, the page graph's version current, every history graph recorded) and "
+        "makes the catalogue say what the graphs hold. "
+        "Exit codes: 0 all is right (or was repaired); 1 with --check, something differs; "
         "2 error.",
     )
     repair.add_argument(
-        "--check", action="store_true", help="change nothing: only say whether the view differs"
+        "--check",
+        action="store_true",
+        help="change nothing: only say whether the view or the catalogue differs",
     )
     store_option(repair)
     repair.set_defaults(handler=run_repair)
@@ -134,28 +143,40 @@ def run_validate(args: argparse.Namespace) -> int:
         except validation.ShapesError as error:
             sys.stderr.write(f"benchgraph: error: {error}\n")
             return EXIT_ERROR
+        catalogue = integrity.check(store)
+    if not catalogue.exact:  # the shapes' report stays in its format; this goes beside it
+        sys.stderr.write(f"benchgraph: {catalogue.text()}\n")
     if args.format == "json":
         sys.stdout.write(report.as_json(summary=args.summary))
     elif args.format == "turtle":
         sys.stdout.write(report.turtle())
     else:
         sys.stdout.write(report.text(summary=args.summary))
-    return EXIT_OK if conforms else EXIT_REFUSED
+    return EXIT_OK if conforms and catalogue.exact else EXIT_REFUSED
 
 
 def run_repair(args: argparse.Namespace) -> int:
     with existing_store(args, reading=False) as store:
+        catalogue = integrity.check(store)
+        if not catalogue.exact and not args.check:
+            integrity.repair(store, catalogue)
+            print(f"repaired the versions catalogue in {len(catalogue.found)} places:")
+            print("\n".join(f"  {found.text()}" for found in catalogue.found))
+            catalogue = integrity.check(store)
         check = store.check_view()
         if check.exact or args.check:
+            print(catalogue.text())
             print(check.text())
-            return EXIT_OK if check.exact else EXIT_REFUSED
+            exact = check.exact and catalogue.exact
+            return EXIT_OK if exact else EXIT_REFUSED if args.check else EXIT_ERROR
         store.repair_view(check)
         after = store.check_view()
+    print(catalogue.text())
     print(
         f"repaired the merged view: added {len(check.missing)} triples stated by pages, "
         f"removed {len(check.extra)} stated by none; {after.text()}"
     )
-    return EXIT_OK if after.exact else EXIT_ERROR
+    return EXIT_OK if after.exact and catalogue.exact else EXIT_ERROR
 
 
 def run_audit(args: argparse.Namespace) -> int:
