@@ -23,6 +23,7 @@ import hashlib
 import random
 import threading
 import urllib.parse
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,7 @@ import pyoxigraph as ox
 import pytest
 from live import Live, fetch
 from robustness.corpus import Row, new_id, render_sota2
+from robustness.fuzz_settings import LONG
 from support import run_cli
 
 from benchgraph import graphs, iris
@@ -47,7 +49,7 @@ KEYS = 5
 VERSIONS = 3
 WRITERS = 4
 READERS = 2
-OPERATIONS = 40  # by each writer
+OPERATIONS = 400 if LONG else 40  # by each writer
 ROUNDS = 6  # of identical pages posted at once
 JSON = "application/sparql-results+json"
 
@@ -148,6 +150,7 @@ def test_writers_and_readers_at_once_lose_no_acknowledged_version(writer: Live) 
     keys: dict[int, str] = {}
     acknowledged: list[tuple[str, str, str]] = []  # (outcome, page key, sha256)
     failures: list[str] = []
+    deletes = [0]
     lock = threading.Lock()
     stop = threading.Event()
 
@@ -157,6 +160,8 @@ def test_writers_and_readers_at_once_lose_no_acknowledged_version(writer: Live) 
             k, n = chance.randrange(KEYS), chance.randrange(VERSIONS)
             if k in keys and chance.random() < 0.25:
                 answer = delete(writer, keys[k])
+                with lock:
+                    deletes[0] += 1
                 if answer.status not in (200, 404):
                     failures.append(f"DELETE {keys[k]}: {answer.status} {answer.text}")
                 continue
@@ -189,6 +194,8 @@ def test_writers_and_readers_at_once_lose_no_acknowledged_version(writer: Live) 
     store = ox.Store.read_only(str(writer.store))
     catalogue = {(v.key, v.sha256) for vs in read_all(EmbeddedStore(writer.store)) for v in vs.all}
     lost = [a for a in acknowledged if a[0] != "unchanged" and (a[1], a[2]) not in catalogue]
+    outcomes = Counter(a[0] for a in acknowledged)
+    print(f"\nwriters at once: {dict(outcomes)}, {deletes[0]} DELETEs answered, {len(lost)} lost")
     assert not lost, lost
     assert not inconsistencies(store, writer.store), inconsistencies(store, writer.store)
     checked = run_cli("repair", "--check", "--store", str(writer.store))
