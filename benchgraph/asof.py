@@ -116,7 +116,14 @@ def _copy(
             raise StoreError(f"cannot gather the versions asked for: {error}") from None
 
 
-def run(store: Store, asked: Past, text: str, bindings: Mapping[str, Term]) -> Answer:
-    """Run the query ``text`` with ``bindings`` on the dataset ``asked`` reads of ``store``.
-    Raises SyntaxError for a malformed query and StoreError when the store cannot answer."""
-    return prepare(store, asked).query(substitute(text, bindings))
+def run(
+    store: Store,
+    asked: Past,
+    text: str,
+    bindings: Mapping[str, Term],
+    base_iri: str | None = None,
+) -> Answer:
+    """Run the query ``text`` with ``bindings`` on the dataset ``asked`` reads of ``store``,
+    its relative IRIs resolved against ``base_iri``. Raises SyntaxError for a malformed query
+    and StoreError when the store cannot answer."""
+    return prepare(store, asked).query(substitute(text, bindings), base_iri=base_iri)

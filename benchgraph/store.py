@@ -416,11 +416,14 @@ class Store(ABC):
         malformed query and StoreError when the store cannot answer.
         """
 
-    def answer(self, named: queries.NamedQuery, values: Mapping[str, str]) -> Answer:
+    def answer(
+        self, named: queries.NamedQuery, values: Mapping[str, str], base_iri: str | None = None
+    ) -> Answer:
         """Run the named query ``named`` with the parameter ``values`` (text by name): bound,
         names looked up (:func:`benchgraph.queries.resolve`), then run (on the store as it was,
-        when the query reads its past: :mod:`benchgraph.asof`). Raises QueryError
-        (UnknownName for a name that names nothing), SyntaxError or StoreError."""
+        when the query reads its past: :mod:`benchgraph.asof`), its relative IRIs resolved
+        against ``base_iri``. Raises QueryError (UnknownName for a name that names nothing),
+        SyntaxError or StoreError."""
 
         def lookup(
             text: str, bindings: Mapping[str, Term], within: Sequence[str] | None = None
@@ -441,8 +444,8 @@ class Store(ABC):
         bindings = queries.resolve(named, values, lookup, names, earlier)
         asked = asof.past(named, bindings)
         if asked is not None:
-            return asof.run(self, asked, named.text, bindings)
-        return self.query(named.text, bindings)
+            return asof.run(self, asked, named.text, bindings, base_iri)
+        return self.query(named.text, bindings, base_iri=base_iri)
 
     def source_hash(self, graph: str, source: str) -> str | None:
         """Return the content hash recorded for ``source`` in ``graph``, or None."""

@@ -197,6 +197,10 @@ def failure_error(failure: Failure, job: Job | None = None) -> ApiError:
         )
     if failure.reason == "evaluation":
         return ApiError(400, f"the query could not be evaluated: {failure.message}")
+    if failure.reason == "refused":  # by the guard (server.guard), in the worker
+        if failure.graph is not None:
+            return ApiError(400, failure.message, graph=failure.graph)
+        return ApiError(400, failure.message)
     # The engine's message may name the store's files: for the log, not for clients.
     current_app.logger.error("the store could not be read: %s", failure.message)
     return ApiError(500, "the store could not be read; the server's log says why")

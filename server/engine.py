@@ -30,7 +30,7 @@ from benchgraph import asof, export
 from benchgraph import vocab as V
 from benchgraph.media import GRAPH_FORMATS, QUAD_FORMATS, RESULTS_FORMATS
 from benchgraph.store import EmbeddedStore, Store, StoreError, Triples
-from server import memory, results, sandbox
+from server import guard, memory, results, sandbox
 
 # Deeply nested expressions recurse deeply in the engine's parser and evaluator: queries run on
 # a thread with a large stack (address space, mostly never touched).
@@ -55,6 +55,9 @@ class Job:
     # A client's own SPARQL (not one of the server's queries): under load it may be stopped
     # after its share of a worker to make room for waiting requests (server.workers).
     preemptible: bool = False
+    # Read by the guard here, before it runs (server.guard): SERVICE refused, and without a
+    # dataset given, its FROM graphs checked against the store's.
+    guarded: bool = False
     # What a named query reads of the store's past (None: the store as it is).
     past: asof.Past | None = None
     # Lines of PREFIX declarations written before a client's query (the predeclared prefixes:
@@ -112,9 +115,10 @@ class Answer:
 
 @dataclass(frozen=True)
 class Failure:
-    reason: Literal["syntax", "evaluation", "not_acceptable", "store"]
+    reason: Literal["syntax", "evaluation", "not_acceptable", "store", "refused"]
     message: str
     kind: Literal["results", "graph"] | None = None  # for not_acceptable: the answer's kind
+    graph: str | None = None  # for refused: the graph named that the store does not hold
 
 
 def _written(body: bytes | None) -> bytes:
@@ -166,6 +170,9 @@ def execute(store: Store, job: Job) -> Answer | Failure:
     """Run ``job`` on ``store`` and serialise its answer in the format asked for.
 
     A remote store's StoreError (unreachable, timed out) is not a Failure: it propagates."""
+    refused = _refused(store, job) if job.guarded else None
+    if refused is not None:
+        return refused
     try:
         answer = (
             store.query(
@@ -190,11 +197,27 @@ def execute(store: Store, job: Job) -> Answer | Failure:
     except SyntaxError as error:
         return Failure("syntax", str(error))
     except OSError as error:  # the store failing to read, or the engine refusing an operation
-        message = str(error)
-        store_trouble = message.startswith(("IO error", "Corruption", "Invalid argument"))
-        return Failure("store" if store_trouble else "evaluation", message)
+        return Failure("store" if store_trouble(error) else "evaluation", str(error))
     except (ValueError, TypeError, RuntimeError) as error:
         return Failure("evaluation", str(error))
+
+
+def store_trouble(error: OSError) -> bool:
+    """Whether the engine's ``error`` is the store failing to read (not the query's fault)."""
+    return str(error).startswith(("IO error", "Corruption", "Invalid argument"))
+
+
+def _refused(store: Store, job: Job) -> Failure | None:
+    """What the guard refuses of ``job``'s query, as a Failure; None when it may run. The guard
+    reads it here, in the worker: a long query costs the parser time, within the time limit."""
+    try:
+        inspection = guard.inspect(job.query, job.base_iri)
+        own_dataset = job.default_graph is None and job.named_graphs is None  # FROM is read
+        if own_dataset and (inspection.from_graphs or inspection.from_named_graphs):
+            guard.outside(inspection, set(store.named_graphs()))
+    except guard.Refused as refused:
+        return Failure("refused", str(refused), graph=refused.graph)
+    return None
 
 
 def dump(store: Store, job: DumpJob) -> Answer | Failure:

@@ -8,7 +8,9 @@ Nothing here is the public surface: ``/sparql`` stays read-only.
 
 - ``POST /_store/query``: ``query`` (text, bindings written in), optional JSON lists
   ``default_graph`` and ``named_graphs``, optional ``base_iri``; SPARQL JSON results, or
-  N-Triples for a graph.
+  N-Triples for a graph. The guard reads it first (:mod:`server.guard`): what it refuses
+  (SERVICE, an update) is answered 400 and never evaluated here, as is a query the engine
+  cannot evaluate (an unknown function).
 - ``GET /_store/graphs``: the named graphs, JSON. ``GET /_store/triples[?graph=G]``: a named
   graph's (or the merged view's) triples, N-Triples. ``GET /_store/quads[?history=false]``:
   every quad (``false``: none of history), N-Quads; both streamed.
@@ -36,7 +38,9 @@ from flask import Blueprint, Response, request
 
 from benchgraph import versions
 from benchgraph.store import Change, EmbeddedStore, StoreError, Triples, WriteConflict
+from server import guard
 from server.backend import current
+from server.engine import store_trouble
 from server.errors import ApiError
 from server.holding import HeldStore
 from server.workers import WorkerPool
@@ -81,26 +85,39 @@ def _list(name: str) -> list[str] | None:
 
 @blueprint.post("/query")
 def query() -> Response:
-    """Run a read query on the store being written (no time limit: the owner's own)."""
+    """Run a read query on the store being written (no time limit: the owner's own), once the
+    guard lets it (:mod:`server.guard`: this process can reach the network)."""
     store = _held().store
     text = request.form.get("query")
     if text is None:
         raise ApiError(400, "the query parameter is missing")
+    base_iri = request.form.get("base_iri")
+    try:
+        guard.inspect(text, base_iri)
+    except guard.Refused as refused:
+        raise ApiError(400, str(refused)) from None
     try:
         answer = store.query(
             text,
             default_graph=_list("default_graph"),
             named_graphs=_list("named_graphs"),
-            base_iri=request.form.get("base_iri"),
+            base_iri=base_iri,
         )
+        # Read whole here: the engine evaluates as the answer is read.
+        if isinstance(answer, Triples):
+            body = answer.serialize(format=ox.RdfFormat.N_TRIPLES)
+            return Response(body, content_type="application/n-triples")
+        body = answer.serialize(format=ox.QueryResultsFormat.JSON)
     except SyntaxError as error:
         raise ApiError(400, f"malformed query: {error}") from None
     except StoreError as error:
         raise ApiError(503, str(error)) from None
-    if isinstance(answer, Triples):
-        body = answer.serialize(format=ox.RdfFormat.N_TRIPLES)
-        return Response(body, content_type="application/n-triples")
-    body = answer.serialize(format=ox.QueryResultsFormat.JSON)
+    except OSError as error:
+        if store_trouble(error):
+            raise ApiError(503, f"the store could not be read: {error}") from None
+        raise ApiError(400, f"the query could not be evaluated: {error}") from None
+    except (RuntimeError, ValueError, TypeError) as error:
+        raise ApiError(400, f"the query could not be evaluated: {error}") from None
     return Response(body, content_type=SPARQL_JSON)
 
 

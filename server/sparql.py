@@ -106,36 +106,26 @@ def _protocol(limit: int) -> Protocol:
     )
 
 
-def _check_graphs(names: list[str] | tuple[str, ...], known: set[str], where: str) -> None:
-    for name in names:
-        if name not in known:
-            raise ApiError(
-                400,
-                f"{where} <{name}> is not a graph of this store; nothing outside the store is "
-                "ever read (the store's graphs are listed in the Service Description, GET "
-                "/sparql)",
-                graph=name,
-            )
+def _check_graphs(names: list[str], known: set[str], where: str) -> None:
+    try:
+        guard.check_graphs(where, names, known)
+    except guard.Refused as refused:
+        raise ApiError(400, str(refused), graph=refused.graph) from None
 
 
-def _dataset(params: Protocol, inspection: guard.Inspection, backend: Backend) -> dict:
-    """The Job fields that set the dataset, checked against the store's graphs."""
+def _dataset(params: Protocol, backend: Backend) -> dict:
+    """The Job fields of the dataset the protocol's parameters give, checked against the
+    store's graphs; none when they give none: the engine then reads the query's own ``FROM``
+    clauses, which the guard checks in the worker (:mod:`server.guard`)."""
+    if not (params.default_graphs or params.named_graphs):
+        return {}
     known = set(backend.graphs())
-    if params.default_graphs or params.named_graphs:
-        _check_graphs(params.default_graphs, known, "default-graph-uri")
-        _check_graphs(params.named_graphs, known, "named-graph-uri")
-        return {
-            "default_graph": tuple(params.default_graphs),
-            "named_graphs": tuple(params.named_graphs),
-        }
-    if inspection.has_dataset:
-        _check_graphs(inspection.from_graphs, known, "FROM")
-        _check_graphs(inspection.from_named_graphs, known, "FROM NAMED")
-        return {
-            "default_graph": inspection.from_graphs,
-            "named_graphs": inspection.from_named_graphs,
-        }
-    return {}
+    _check_graphs(params.default_graphs, known, "default-graph-uri")
+    _check_graphs(params.named_graphs, known, "named-graph-uri")
+    return {
+        "default_graph": tuple(params.default_graphs),
+        "named_graphs": tuple(params.named_graphs),
+    }
 
 
 @blueprint.route("/sparql", methods=["GET", "POST"])
@@ -168,8 +158,9 @@ def evaluate(
     results: media.MediaType | None,
     graph: media.MediaType | None,
 ) -> Answer:
-    """Check ``params.query`` (read-only, no SERVICE, graphs of the store only) and run it,
-    with the predeclared prefixes it does not declare itself (:mod:`benchgraph.prefixes`).
+    """Check ``params.query`` (read-only, no SERVICE, graphs of the store only: the guard,
+    :mod:`server.guard`, whose parser reads it in the worker) and run it as it is, with the
+    predeclared prefixes it does not declare itself (:mod:`benchgraph.prefixes`).
 
     ``results`` and ``graph`` are the formats acceptable for a SELECT/ASK and a
     CONSTRUCT/DESCRIBE answer (an HTML page means SPARQL JSON). Raises ApiError: 400 for a
@@ -179,11 +170,11 @@ def evaluate(
     sparql_url = backend.base_url() + "sparql"
     ready = prepare(params.query)  # the guard reads the text the engine runs
     try:
-        inspection = guard.inspect(ready.text, sparql_url)
+        form = guard.screen(ready.text)  # the lexer's checks, here; the parser's, in the worker
     except guard.Refused as refused:
         raise ApiError(400, str(refused)) from None
-    answers_graph = inspection.form in ("CONSTRUCT", "DESCRIBE")
-    answers_results = inspection.form in ("SELECT", "ASK")
+    answers_graph = form in ("CONSTRUCT", "DESCRIBE")
+    answers_results = form in ("SELECT", "ASK")
     if (
         (answers_graph and graph is None)
         or (answers_results and results is None)
@@ -200,8 +191,9 @@ def evaluate(
         max_rows=backend.max_rows,
         base_iri=sparql_url,
         preemptible=True,
+        guarded=True,
         added=ready.added,
-        **_dataset(params, inspection, backend),
+        **_dataset(params, backend),
     )
     return backend.run(job)
 

@@ -243,3 +243,43 @@ def test_a_query_whose_reader_left_before_it_wrote_ends_quietly_with_141(loaded:
     query.stderr.close()
     assert query.wait(60) == 141
     assert errors == b""
+
+
+def test_service_is_refused_before_the_store_opens(store_dir: Path) -> None:
+    for query in (
+        "SELECT * WHERE { SERVICE <http://127.0.0.1:9/> { ?s ?p ?o } }",
+        "ASK { ?s ?p ?o FILTER EXISTS { SERVICE <http://127.0.0.1:9/> { ?s ?p ?o } } }",
+    ):
+        done = run_cli("query", query, store=store_dir)
+        assert done.returncode == 2
+        assert done.stderr.startswith("benchgraph: error: the query text: SERVICE (federated")
+        assert "Traceback" not in done.stderr
+    assert not store_dir.exists()
+
+
+def test_a_prefix_holding_service_is_no_service(loaded: Path) -> None:
+    query = "PREFIX webservice: <https://w3id.org/benchgraph/ns#> " + RESULTS.replace(
+        "bg:", "webservice:"
+    )
+    done = run_cli("query", query, "--format", "csv", store=loaded)
+    assert done.returncode == 0, done.stderr
+    assert csv_column(done.stdout) == results_in(loaded)
+
+
+def test_relative_iris_are_the_stores_resources(loaded: Path) -> None:
+    result = sorted(results_in(loaded))[0]
+    assert result.startswith(V.ID)
+    relative = f"SELECT ?result WHERE {{ BIND(<{result[len(V.ID) :]}> AS ?result) ?result ?p ?o }}"
+    done = run_cli("query", relative, "--format", "csv", store=loaded)
+    assert done.returncode == 0, done.stderr
+    assert csv_column(done.stdout) == {result}
+
+
+def test_a_query_the_engine_cannot_evaluate_is_one_line(loaded: Path) -> None:
+    query = "SELECT * WHERE { ?s ?p ?o FILTER(<http://example.org/f>(?o)) }"
+    done = run_cli("query", query, store=loaded)
+    assert done.returncode == 2
+    assert done.stderr == (
+        "benchgraph: error: the query text: the query could not be evaluated: The custom "
+        "function <http://example.org/f> is not supported\n"
+    )

@@ -2,10 +2,13 @@
 answered in a format that fits its form.
 
 Everything that can be refused is refused before the store opens: an unknown name, a file that
-is not there, a malformed header or parameter, an update, text the parser refuses (said at its
-line and column, the line quoted: :mod:`benchgraph.syntax`), and a ``--format`` or
+is not there, a malformed header or parameter, an update, a ``SERVICE`` (the endpoint's guard,
+:mod:`server.guard`: the answer comes from the store alone), text the parser refuses (said at
+its line and column, the line quoted: :mod:`benchgraph.syntax`), and a ``--format`` or
 ``--columns`` that does not fit the query's form. A query given as text, a file or on stdin
-may use the predeclared prefixes (:mod:`benchgraph.prefixes`). The table writes IRIs with
+may use the predeclared prefixes (:mod:`benchgraph.prefixes`); its relative IRIs are resolved
+against :data:`BASE_IRI`, the base of the store's resources. A query the engine cannot
+evaluate (an unknown function) is said in one line, as any refusal. The table writes IRIs with
 those prefixes and fits the terminal (:mod:`benchgraph.cli.table`); a table with ``result``
 and ``value`` columns gets an ``interval`` column where results have a published interval.
 """
@@ -26,6 +29,10 @@ from benchgraph.cli.console import EXIT_OK, existing_store, store_option
 from benchgraph.media import GRAPH_FORMATS, RESULTS_FORMATS
 from benchgraph.queries import NamedQuery, QueryError
 from benchgraph.store import Answer, Store, Triples
+from server import guard
+
+# The base of the query's relative IRIs: that of the store's resources (<result/…> is a result).
+BASE_IRI = V.ID
 
 # The formats each query form is printed in; the first is its default. ``table`` and ``csv``
 # print each term's value (the table an IRI with a predeclared prefix); ``tsv`` and ``json``
@@ -104,28 +111,42 @@ def _width(text: str) -> int:
 
 def form_of(named: NamedQuery) -> str:
     """The form of ``named`` (SELECT, ASK, CONSTRUCT or DESCRIBE), read from its text before
-    anything runs. Raises QueryError, naming where the query came from, for an update or for
-    text the parser refuses."""
+    anything runs. Raises QueryError, naming where the query came from, for an update, for what
+    the guard refuses (SERVICE), for text the parser refuses, and for a query the engine
+    cannot evaluate (an unknown function)."""
     word = sparqltext.operation(named.text)
     if word in sparqltext.UPDATES:
         raise QueryError(
             f"{named.where}: SPARQL Update ({word}) is not accepted: `benchgraph query` only "
             "reads; data changes only through `benchgraph ingest`"
         )
-    form = sparqltext.query_form(named.text)
-    if form == "ASK" and "SERVICE" in sparqltext.keywords(named.text):
-        return form  # an ASK is evaluated at once, and would call the service: the store parses it
+    try:
+        form = guard.inspect(named.text, BASE_IRI).form
+    except guard.Refused as refusal:
+        raise QueryError(f"{named.where}: {refusal}") from None
     # The engine parses it over an empty store in memory: a SELECT or a graph is evaluated only
     # as it is read, and an ASK over nothing at once, so this costs the parse alone.
     try:
-        parsed = ox.Store().query(named.text)
+        parsed = ox.Store().query(named.text, base_iri=BASE_IRI)
     except SyntaxError as error:
         raise refused(named, error) from None
+    except EVALUATION_ERRORS as error:
+        raise unevaluated(named, error) from None
     if form is not None:
         return form
     if isinstance(parsed, ox.QueryBoolean):
         return "ASK"
     return "CONSTRUCT" if isinstance(parsed, ox.QueryTriples) else "SELECT"
+
+
+# What the engine raises for a query it parsed but cannot evaluate, at once or as the answer is
+# read: an unknown function (RuntimeError), a failed operation (OSError), a bad value.
+EVALUATION_ERRORS = (OSError, RuntimeError, ValueError, TypeError)
+
+
+def unevaluated(named: NamedQuery, error: Exception) -> QueryError:
+    """The QueryError for a query the engine could not evaluate, naming where it came from."""
+    return QueryError(f"{named.where}: the query could not be evaluated: {error}")
 
 
 def refused(named: NamedQuery, error: SyntaxError) -> QueryError:
@@ -155,19 +176,39 @@ def run_query(args: argparse.Namespace) -> int:
             raise QueryError(f"--param {item!r}: expected NAME=VALUE")
         values[name] = value
     bound = named.bind(values)  # a bad parameter is refused before the store is opened
+    reads_past = queries.reads_past(named, bound)
     with existing_store(args) as store:
         try:
-            answer = store.answer(named, values)
+            _answer(store, named, values, reads_past, fmt, columns, args.width)
         except SyntaxError as error:
             raise refused(named, error) from None
-        if isinstance(answer, ox.QuerySolutions) and fmt in ("table", "csv"):
-            names, rows = _rows(answer)
-            if fmt == "table" and not queries.reads_past(named, bound):
-                names, rows = _with_intervals(store, names, rows)
-            _print_rows(names, rows, fmt, columns, args.width)
-        else:
-            write(answer, fmt, args.width)
+        except BrokenPipeError:
+            raise  # the reader of the output went away: not the query's fault
+        except EVALUATION_ERRORS as error:
+            raise unevaluated(named, error) from None
     return EXIT_OK
+
+
+def _answer(
+    store: Store,
+    named: NamedQuery,
+    values: dict[str, str],
+    reads_past: bool,
+    fmt: str,
+    columns: list[str] | None,
+    width: int | None,
+) -> None:
+    """Run ``named`` with ``values`` on ``store`` and print its answer in ``fmt`` (a table with
+    intervals unless the query ``reads_past``). Raises what the store and the engine raise
+    (see :data:`EVALUATION_ERRORS`)."""
+    answer = store.answer(named, values, base_iri=BASE_IRI)
+    if isinstance(answer, ox.QuerySolutions) and fmt in ("table", "csv"):
+        names, rows = _rows(answer)
+        if fmt == "table" and not reads_past:
+            names, rows = _with_intervals(store, names, rows)
+        _print_rows(names, rows, fmt, columns, width)
+    else:
+        write(answer, fmt, width)
 
 
 def _columns(given: str | None, form: str, fmt: str) -> list[str] | None:
