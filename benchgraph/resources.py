@@ -1,6 +1,8 @@
 """Where the Turtle and SPARQL files live. The only module that knows.
 
-By default the folders beside the packages (``ontology/``, ``shapes/``, ``queries/``);
+By default: in an installed wheel, the package's own ``_resources/`` folder, where the build puts
+the top-level ``ontology/``, ``shapes/`` and ``queries/`` folders (pyproject.toml's package-dir);
+in a checkout (an editable install), those folders themselves, beside the packages.
 ``BENCHGRAPH_RESOURCES`` or :func:`set_root` point elsewhere (tests do).
 """
 
@@ -9,7 +11,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-_DEFAULT_ROOT = Path(__file__).resolve().parent.parent
+_PACKAGED = Path(__file__).resolve().parent / "_resources"
+_CHECKOUT = Path(__file__).resolve().parent.parent
 _root: Path | None = None
 
 
@@ -18,7 +21,9 @@ def root() -> Path:
     if _root is not None:
         return _root
     env = os.environ.get("BENCHGRAPH_RESOURCES")
-    return Path(env) if env else _DEFAULT_ROOT
+    if env:
+        return Path(env)
+    return _PACKAGED if (_PACKAGED / "queries").is_dir() else _CHECKOUT
 
 
 def set_root(path: Path | None) -> None:
