@@ -126,7 +126,9 @@ def check_folder(folder: Path) -> int | None:
     none, or the folder holds no store yet). A folder that holds a store's data files (see
     :data:`DATA_FILES`) but not RocksDB's ``CURRENT``, which names the others, is refused
     before the engine opens it: the engine would take it for a new, empty store. So is a
-    layout file that is empty or does not parse. Raises DamagedStore."""
+    layout file that is empty or does not parse, or missing while the store's default graph
+    (its merged view) holds statements: a store of the first layout, which had no layout file,
+    had no view either. Raises DamagedStore."""
     layout = folder / EmbeddedStore.LAYOUT_FILE
     found = [p.name for p in _data_files(folder)]
     if found and not (folder / "CURRENT").is_file():
@@ -135,6 +137,11 @@ def check_folder(folder: Path) -> int | None:
             f"{len(found) - 1} more): the store at {folder} is damaged; {REMEDY}"
         )
     if not layout.is_file():
+        if found and _holds_view(folder):
+            raise DamagedStore(
+                f"{layout}: missing, while the store holds statements: the store at {folder} "
+                f"is damaged; {REMEDY}"
+            )
         return None
     try:
         number = json.loads(layout.read_text(encoding="utf-8")).get("layout")
@@ -148,6 +155,21 @@ def check_folder(folder: Path) -> int | None:
             f"{layout}: no layout number in it: the store at {folder} is damaged; {REMEDY}"
         )
     return number
+
+
+def _holds_view(folder: Path) -> bool:
+    """Whether the default graph of the store at ``folder`` holds statements (its merged view:
+    a store of the first layout, which a missing layout file means, has none), read without
+    writing. Raises DamagedStore."""
+    try:
+        found = ox.Store.read_only(str(folder)).quads_for_pattern(
+            None, None, None, ox.DefaultGraph()
+        )
+        return next(iter(found), None) is not None
+    except (OSError, RuntimeError) as error:
+        raise damage(str(folder), error) or StoreError(
+            f"cannot open the store at {folder}: {error}"
+        ) from None
 
 
 def _data_files(folder: Path) -> list[Path]:
@@ -179,8 +201,8 @@ def disk_full(location: str, error: BaseException) -> StoreError | None:
     except OSError:
         free = "free space unknown"
     return StoreError(
-        f"the disk that holds the store at {location} is full ({free}): free some space and "
-        "run the command again"
+        f"the disk that holds the store at {location} is full ({error}; {free}): free some "
+        "space and run the command again"
     )
 
 
@@ -735,17 +757,10 @@ class EmbeddedStore(Store):
 
     def _prepare(self, marked: int | None, notify: Notify | None) -> None:
         """Empty an unfinished first load, then mark a new store with the layout, or upgrade
-        one of an earlier layout (``marked``: the layout its file records, None without one).
-        A store with no layout file whose merged view holds statements lost its file (a store
-        of the first layout never had a view): DamagedStore."""
+        one of an earlier layout (``marked``: what its layout file records; None, no file)."""
         layout = Path(self.location) / self.LAYOUT_FILE
         if (Path(self.location) / self.LOAD_FILE).exists():
             self._unfinished_load(notify)
-        if marked is None and self._view_holds_statements():
-            raise DamagedStore(
-                f"{layout}: missing, while the store holds statements: the store at "
-                f"{self.location} is damaged; {REMEDY}"
-            )
         if marked is None or marked < 2:
             self._adopt(layout, notify)
         if not self._read_only and self._layout(layout) < self.LAYOUT_NUMBER:
@@ -753,10 +768,6 @@ class EmbeddedStore(Store):
 
             upgrade(self, notify)
             _write_synced(layout, self.LAYOUT)
-
-    def _view_holds_statements(self) -> bool:
-        found = self._store.quads_for_pattern(None, None, None, ox.DefaultGraph())
-        return next(iter(found), None) is not None
 
     def _hold(self, record: holder.Holder) -> None:
         """Say in the store folder that this process holds its write lock, now taken (a

@@ -249,8 +249,8 @@ def _print_rows(
         picked = [names.index(c) for c in columns]
         names, rows = columns, [[row[i] for i in picked] for row in rows]
     if fmt == "csv":
-        for line in [names, *([_cell(c) for c in row] for row in rows)]:
-            print(",".join(csv_cell(text) for text in line))
+        for cells in [names, *([_cell(c) for c in row] for row in rows)]:
+            print(",".join(csv_cell(text) for text in cells))
         return
     shown = [[_cell(c, short=True) for c in row] for row in rows]
     fit = width or table.terminal_width()
