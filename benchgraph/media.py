@@ -163,6 +163,15 @@ GRAPH_FORMATS = {
 QUAD_FORMATS = frozenset({"trig", "nquads"})
 
 
+def csv_cell(text: str) -> str:
+    """``text`` as a CSV cell (RFC 4180): in double quotes, each doubled, when it holds a comma,
+    a double quote, a carriage return or a line feed; else as it is. (Python's csv module
+    leaves a lone carriage return bare when lines end in a line feed.)"""
+    if any(c in text for c in '",\n\r'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
 def of_kind(*kinds: Kind) -> list[MediaType]:
     """The table's entries of the given kinds, in table order (the first is the default)."""
     return [m for m in TABLE if m.kind in kinds]

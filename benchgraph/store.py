@@ -20,6 +20,7 @@ named one) is the store.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -42,11 +43,22 @@ from benchgraph.suggest import Names
 Term = ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple
 Notify = Callable[[str], None]
 
+# The files RocksDB keeps a store's data in, and the layout file (EmbeddedStore.LAYOUT_FILE):
+# a folder with any of them holds a store, whole or damaged.
+DATA_FILES = ("*.sst", "MANIFEST-*", "OPTIONS-*", "*.log", "benchgraph-layout.json")
+# What to do with a damaged store, as every message that refuses one says.
+REMEDY = (
+    "restore the folder from a backup, or make a new store, from a good copy (`benchgraph copy "
+    "--from COPY --to NEWDIR`) or from the pages (`benchgraph ingest --store NEWDIR PAGES...`)"
+)
+
 # Triples a repair or an upgrade sends in one update.
 _BATCH = 20_000
 _DECIMAL = ox.NamedNode("http://www.w3.org/2001/XMLSchema#decimal")
 # A statement whose object is a blank node (see has_blank_node).
 _BLANK_OBJECT = re.compile(r" _:[^ \"<>]+ \.$")
+# The folder of the store file a RocksDB error names.
+_DAMAGED_FILE = re.compile(r"(/\S+)/(?:[0-9]+\.sst|MANIFEST-[0-9]+)")
 
 
 class StoreError(Exception):
@@ -62,6 +74,11 @@ class WriteConflict(StoreError):
     """A write was refused, nothing of it written: another writer changed a source it rewrites
     after it was read (see ``Change.expects``). Reading the source again and redoing the write
     is safe."""
+
+
+class DamagedStore(StoreError):
+    """The store's files are damaged or some are missing: it is refused, never read as an
+    empty store nor written over (see :func:`check_folder`)."""
 
 
 class OutdatedStore(StoreError):
@@ -93,6 +110,7 @@ def open_store(
         from benchgraph.remote import RemoteStore  # only loaded when used
 
         return RemoteStore.from_settings(str(location), notify=notify)
+    check_folder(Path(location))
     if must_exist and not (Path(location) / "CURRENT").is_file():
         by = f" (named by {named_by})" if named_by else ""
         raise StoreError(
@@ -107,6 +125,91 @@ def open_store(
         if url is not None:
             return ServedStore(str(location), serving, url)
     return EmbeddedStore(location, notify=notify, reading=reading)
+
+
+def check_folder(folder: Path) -> int | None:
+    """The layout number the store folder ``folder`` records in its layout file (None: it has
+    none, or the folder holds no store yet). A folder that holds a store's data files (see
+    :data:`DATA_FILES`) but not RocksDB's ``CURRENT``, which names the others, is refused
+    before the engine opens it: the engine would take it for a new, empty store. So is a
+    layout file that is empty or does not parse, or missing while the store's default graph
+    (its merged view) holds statements: a store of the first layout, which had no layout file,
+    had no view either. Raises DamagedStore."""
+    layout = folder / EmbeddedStore.LAYOUT_FILE
+    found = [p.name for p in _data_files(folder)]
+    if found and not (folder / "CURRENT").is_file():
+        raise DamagedStore(
+            f"{folder / 'CURRENT'}: missing, beside the store's data files ({found[0]} and "
+            f"{len(found) - 1} more): the store at {folder} is damaged; {REMEDY}"
+        )
+    if not layout.is_file():
+        if found and _holds_view(folder):
+            raise DamagedStore(
+                f"{layout}: missing, while the store holds statements: the store at {folder} "
+                f"is damaged; {REMEDY}"
+            )
+        return None
+    try:
+        number = json.loads(layout.read_text(encoding="utf-8")).get("layout")
+    except (OSError, ValueError, AttributeError) as error:
+        raise DamagedStore(
+            f"{layout}: cannot read the store's layout ({error}): the store at {folder} is "
+            f"damaged; {REMEDY}"
+        ) from None
+    if not isinstance(number, int):
+        raise DamagedStore(
+            f"{layout}: no layout number in it: the store at {folder} is damaged; {REMEDY}"
+        )
+    return number
+
+
+def _holds_view(folder: Path) -> bool:
+    """Whether the default graph of the store at ``folder`` holds statements (its merged view:
+    a store of the first layout, which a missing layout file means, has none), read without
+    writing. Raises DamagedStore."""
+    try:
+        found = ox.Store.read_only(str(folder)).quads_for_pattern(
+            None, None, None, ox.DefaultGraph()
+        )
+        return next(iter(found), None) is not None
+    except (OSError, RuntimeError) as error:
+        raise damage(str(folder), error) or StoreError(
+            f"cannot open the store at {folder}: {error}"
+        ) from None
+
+
+def _data_files(folder: Path) -> list[Path]:
+    """The store's data files in ``folder`` (none when it is not a folder), sorted."""
+    if not folder.is_dir():
+        return []
+    return sorted(p for pattern in DATA_FILES for p in folder.glob(pattern) if p.is_file())
+
+
+def damage(location: str | None, error: BaseException) -> DamagedStore | None:
+    """The DamagedStore the engine's ``error`` means, when it says the files of the store at
+    ``location`` (None: the folder of the file it names) are damaged or missing (RocksDB's
+    ``Corruption: …``); else None."""
+    text = " ".join(str(error).split())
+    if not text.startswith("Corruption"):
+        return None
+    named = _DAMAGED_FILE.search(text)
+    where = location or (named.group(1) if named else "in use")
+    return DamagedStore(f"the store at {where} is damaged (the engine says: {text}); {REMEDY}")
+
+
+def disk_full(location: str, error: BaseException) -> StoreError | None:
+    """The StoreError the engine's or the system's ``error`` means when the disk that holds
+    the store at ``location`` is full, saying how much room is left there; else None."""
+    if getattr(error, "errno", None) != errno.ENOSPC and "No space left" not in str(error):
+        return None
+    try:
+        free = f"{shutil.disk_usage(location).free / 2**20:.1f} MB free"
+    except OSError:
+        free = "free space unknown"
+    return StoreError(
+        f"the disk that holds the store at {location} is full ({error}; {free}): free some "
+        "space and run the command again"
+    )
 
 
 class SentTriples:
@@ -614,6 +717,7 @@ class EmbeddedStore(Store):
         '"identities": "a source is named by which source it is"}\n'
     )
     VIEW_LAYOUT = '{"layout": 2, "default graph": "the merged view of the page graphs"}\n'
+    UPGRADING_LAYOUT = '{"layout": 1, "default graph": "the merged view, being built"}\n'
     # There while many pages are loaded into an empty store at once (see begin_load).
     LOAD_FILE = "benchgraph-loading.json"
 
@@ -628,36 +732,65 @@ class EmbeddedStore(Store):
     ) -> None:
         self.location = str(location)
         self._reading = reading
-        try:
-            if read_only:
-                self._store = ox.Store.read_only(self.location)
-            else:
-                Path(location).mkdir(parents=True, exist_ok=True)
-                self._store = ox.Store(self.location)
-        except OSError as error:
-            if holder.is_lock_conflict(error):
-                serving = record is not None and record.is_server
-                raise StoreError(holder.conflict(self.location, serving=serving)) from None
-            raise StoreError(f"cannot open the store at {self.location}: {error}") from None
+        marked = check_folder(Path(location))
+        self._store = self._open(read_only, record)
         self._read_only = read_only
         self._unflushed = 0
         self._loading = False
         if not read_only:
             self._hold(record or holder.Holder.now())
-        layout = Path(self.location) / self.LAYOUT_FILE
         try:
-            if (Path(self.location) / self.LOAD_FILE).exists():
-                self._unfinished_load(notify)
-            if not layout.is_file():
-                self._adopt(layout, notify)
-            if not read_only and self._layout(layout) < self.LAYOUT_NUMBER:
-                from benchgraph.identities import upgrade  # built on the store
-
-                upgrade(self, notify)
-                _write_synced(layout, self.LAYOUT)
+            self._check()
+            self._prepare(marked, notify)
+        except (OSError, RuntimeError) as error:
+            self._release()
+            raise self._fault(error, f"cannot open the store at {self.location}") from None
         except BaseException:
             self._release()
             raise
+
+    def _open(self, read_only: bool, record: holder.Holder | None) -> ox.Store:
+        """The engine's store at the location (the folder made if missing, unless
+        ``read_only``). Raises StoreError: DamagedStore for damaged or missing files."""
+        try:
+            if read_only:
+                return ox.Store.read_only(self.location)
+            Path(self.location).mkdir(parents=True, exist_ok=True)
+            return ox.Store(self.location)
+        except (OSError, RuntimeError) as error:  # RuntimeError: RocksDB's "Corruption: …"
+            if isinstance(error, OSError) and holder.is_lock_conflict(error):
+                serving = record is not None and record.is_server
+                raise StoreError(holder.conflict(self.location, serving=serving)) from None
+            raise self._fault(error, f"cannot open the store at {self.location}") from None
+
+    def _check(self) -> None:
+        """Read the keys of every quad once, so that a damaged block among them fails here,
+        as a DamagedStore, rather than while a query runs: pyoxigraph's query engine goes round
+        forever on a block that fails its checksum, while a plain read raises. About 0.3 s a
+        million quads; a server's query workers, which open snapshots of a store checked
+        when the server started, skip it."""
+        if self._read_only:
+            return
+        try:
+            len(self._store)
+        except (OSError, RuntimeError) as error:
+            raise damage(self.location, error) or StoreError(
+                f"cannot read the store at {self.location}: {error}"
+            ) from None
+
+    def _prepare(self, marked: int | None, notify: Notify | None) -> None:
+        """Empty an unfinished first load, then mark a new store with the layout, or upgrade
+        one of an earlier layout (``marked``: what its layout file records; None, no file)."""
+        layout = Path(self.location) / self.LAYOUT_FILE
+        if (Path(self.location) / self.LOAD_FILE).exists():
+            self._unfinished_load(notify)
+        if marked is None or marked < 2:
+            self._adopt(layout, notify)
+        if not self._read_only and self._layout(layout) < self.LAYOUT_NUMBER:
+            from benchgraph.identities import upgrade  # built on the store
+
+            upgrade(self, notify)
+            _write_synced(layout, self.LAYOUT)
 
     def _hold(self, record: holder.Holder) -> None:
         """Say in the store folder that this process holds its write lock, now taken (a
@@ -699,19 +832,12 @@ class EmbeddedStore(Store):
             raise StoreError(f"cannot empty the store at {self.location} of its unfinished load")
 
     def _layout(self, layout: Path) -> int:
-        """The layout number the store's layout file records. Raises StoreError for a file
-        that cannot be read or does not parse: the store is not taken for another."""
-        try:
-            found = json.loads(layout.read_text(encoding="utf-8")).get("layout")
-        except (OSError, ValueError, AttributeError) as error:
-            raise StoreError(
-                f"{layout}: cannot read the store's layout ({error}): the store may be damaged; "
-                "restore it from a dump (`benchgraph export`), or copy what it holds to a new "
-                "store (`benchgraph copy`)"
-            ) from None
-        if not isinstance(found, int):
-            raise StoreError(f"{layout}: no layout number in it: the store may be damaged")
-        return found
+        """The layout number the store's layout file records. Raises DamagedStore for a file
+        that is not there or does not parse: the store is not taken for another."""
+        number = check_folder(layout.parent)
+        if number is None:
+            raise DamagedStore(f"{layout}: missing: the store at {self.location} is damaged")
+        return number
 
     def _adopt(self, layout: Path, notify: Notify | None) -> None:
         """Mark a new store as being of this layout, or upgrade one of the earlier layout."""
@@ -728,6 +854,9 @@ class EmbeddedStore(Store):
             started = time.perf_counter()
             if notify is not None:
                 notify(upgrade_notice(self.location, len(pages)))
+            # Said first: a store whose upgrade stopped half-way is upgraded again, never
+            # taken for one that lost its layout file (see _prepare).
+            _write_synced(layout, self.UPGRADING_LAYOUT)
             self._store.clear_graph(ox.DefaultGraph())
             for start in range(0, len(pages), 100):
                 names = " ".join(f"<{g}>" for g in pages[start : start + 100])
@@ -748,9 +877,26 @@ class EmbeddedStore(Store):
         _write_synced(layout, self.VIEW_LAYOUT if pages else self.LAYOUT)
 
     def close(self) -> None:
-        if not self._read_only:
+        try:
+            if not self._read_only:
+                self._flush()
+        finally:
+            self._release()
+
+    def _flush(self) -> None:
+        """Write what the store holds in memory to its files. Raises StoreError."""
+        try:
             self._store.flush()
-        self._release()
+        except (OSError, RuntimeError) as error:
+            raise self._fault(error, "cannot write the store's files") from None
+
+    def _fault(self, error: BaseException, doing: str) -> StoreError:
+        """The StoreError for the engine's ``error`` while ``doing``: the disk is full, the
+        store is damaged, or else what the engine says."""
+        full = disk_full(self.location, error)
+        if full is not None:
+            return StoreError(f"{doing}: {full}; the pages written before it are kept")
+        return damage(self.location, error) or StoreError(f"{doing}: {error}")
 
     def write(self, change: Change) -> None:
         """One transaction either way. A write that replaces graphs that do not exist yet (a
@@ -765,8 +911,8 @@ class EmbeddedStore(Store):
         data = _change_nquads(change)
         try:
             self._store.load(data, format=ox.RdfFormat.N_QUADS)
-        except (OSError, SyntaxError) as error:
-            raise StoreError(f"cannot write graph {change.names}: {error}") from None
+        except (OSError, RuntimeError, SyntaxError) as error:
+            raise self._fault(error, f"cannot write graph {change.names}") from None
         self._written(len(data))
 
     def begin_load(self) -> bool:
@@ -788,7 +934,7 @@ class EmbeddedStore(Store):
     def end_load(self) -> None:
         if not self._loading:
             return
-        self._store.flush()
+        self._flush()
         self._unflushed = 0
         (Path(self.location) / self.LOAD_FILE).unlink()
         _sync_folder(Path(self.location))
@@ -806,13 +952,14 @@ class EmbeddedStore(Store):
         data = b"".join(_change_nquads(change) for change in changes)
         try:
             self._store.bulk_load(data, format=ox.RdfFormat.N_QUADS)
-        except (OSError, SyntaxError) as error:
+        except (OSError, RuntimeError, SyntaxError) as error:
             self._undo_load()
             names = changes[0].names if len(changes) == 1 else f"{changes[0].names} and after"
             state = "the store is empty again, as it was before this ingest began"
             if (Path(self.location) / self.LOAD_FILE).exists():
                 state = "the store is emptied, as it was before this ingest, once next opened"
-            raise LoadUndone(f"cannot write graph {names}: {error}; {state}") from None
+            cause = disk_full(self.location, error) or error
+            raise LoadUndone(f"cannot write graph {names}: {cause}; {state}") from None
 
     def _fresh(self, change: Change) -> bool:
         """Whether ``change`` only writes graphs that do not exist yet, and adds to others."""
@@ -836,14 +983,14 @@ class EmbeddedStore(Store):
     def update(self, what: str, text: str) -> None:
         try:
             self._store.update(text)
-        except (OSError, SyntaxError) as error:
-            raise StoreError(f"{self.location}: failed while {what}: {error}") from None
+        except (OSError, RuntimeError, SyntaxError) as error:
+            raise self._fault(error, f"{self.location}: failed while {what}") from None
         self._written(len(text))
 
     def _written(self, size: int) -> None:
         self._unflushed += size
         if self._unflushed > self.FLUSH_BYTES:
-            self._store.flush()
+            self._flush()
             self._unflushed = 0
 
     def snapshot(self, target: Path) -> None:

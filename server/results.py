@@ -1,10 +1,15 @@
-"""SELECT answers written from their rows: the W3C SPARQL 1.1 Query Results formats (JSON,
-XML, CSV and TSV), byte for byte as pyoxigraph writes them.
+"""SELECT answers written from their rows, one row after another: the W3C SPARQL 1.1 Query
+Results formats (JSON, XML, CSV and TSV).
 
 pyoxigraph's own serializer writes every solution an answer has left, and the server keeps at
 most ``max_rows``: the engine reads the rows once (:mod:`server.engine`) and the format asked for
-is written from those kept here. ``tests/server/test_results.py`` holds each writer to
-pyoxigraph's bytes on the same solutions.
+is written from those kept here. JSON and TSV are byte for byte as pyoxigraph writes them
+(``tests/server/test_results.py`` holds them to its bytes). CSV and XML are not where
+pyoxigraph's are wrong: a CSV cell holding a comma, a quote or a line break is quoted whatever
+its term (pyoxigraph leaves IRIs and blank nodes bare, so an IRI with a comma splits in two),
+and XML writes a carriage return as ``&#13;`` (a reader turns a raw one into a line feed) and
+each character XML 1.0 cannot hold (U+0000–U+001F but tab and line breaks, U+FFFE, U+FFFF) as
+U+FFFD, the replacement character, where pyoxigraph writes it raw and the document is not XML.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from collections.abc import Callable, Sequence
 import pyoxigraph as ox
 
 from benchgraph import vocab as V
+from benchgraph.media import csv_cell
 
 Term = ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple
 Row = Sequence[Term | None]  # one term (None: unbound) per variable, in the answer's order
@@ -30,6 +36,11 @@ _BARE = {
 }
 _ITS = 'xmlns:its="http://www.w3.org/2005/11/its" its:version="2.0"'
 _WHITE = " \t\n\r"  # XML's white space
+# What XML 1.0 character data cannot hold as it is: markup, the carriage return (a reader turns
+# it into a line feed: written as a reference), and the characters it cannot hold at all.
+_XML_SPECIAL = re.compile("[&<>'\"\r\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+_XML_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "'": "&apos;", '"': "&quot;", "\r": "&#13;"}
+_NOT_XML = "\ufffd"  # written for a character XML 1.0 cannot hold
 _XML_HEAD = '<?xml version="1.0"?><sparql xmlns="http://www.w3.org/2005/sparql-results#">'
 
 
@@ -98,16 +109,9 @@ def _json(names: Sequence[str], rows: Sequence[Row]) -> bytes:
 
 
 def _escaped(text: str) -> str:
-    """``text`` as XML character data or an attribute value."""
-    if not any(c in text for c in "&<>'\""):
-        return text
-    return (
-        text.replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace("'", "&apos;")
-        .replace('"', "&quot;")
-    )
+    """``text`` as XML character data or an attribute value: markup and carriage returns as
+    references, a character XML 1.0 cannot hold as U+FFFD."""
+    return _XML_SPECIAL.sub(lambda found: _XML_ESCAPES.get(found[0], _NOT_XML), text)
 
 
 def _character_data(text: str) -> str:
@@ -167,20 +171,18 @@ def _xml(names: Sequence[str], rows: Sequence[Row]) -> bytes:
 # CSV and TSV (https://www.w3.org/TR/sparql11-results-csv-tsv/)
 
 
-def _csv_field(text: str) -> str:
-    if any(c in text for c in '",\n\r'):
-        return '"' + text.replace('"', '""') + '"'
-    return text
-
-
-def _csv_term(term: Term) -> str:
-    if isinstance(term, ox.NamedNode):
+def _csv_text(term: Term) -> str:
+    """A term's text in a CSV cell, before quoting."""
+    if isinstance(term, ox.NamedNode | ox.Literal):
         return term.value
     if isinstance(term, ox.BlankNode):
         return f"_:{term.value}"
-    if isinstance(term, ox.Literal):
-        return _csv_field(term.value)
-    return f"{_csv_term(term.subject)} {_csv_term(term.predicate)} {_csv_term(term.object)}"
+    return f"{_csv_text(term.subject)} {_csv_text(term.predicate)} {_csv_text(term.object)}"
+
+
+def _csv_term(term: Term) -> str:
+    """A term as a CSV cell, quoted as RFC 4180 has it."""
+    return csv_cell(_csv_text(term))
 
 
 def _csv(names: Sequence[str], rows: Sequence[Row]) -> bytes:

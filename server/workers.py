@@ -56,7 +56,8 @@ from server.holding import HeldStore
 _log = logging.getLogger(__name__)
 # A worker is a fresh interpreter (never a fork of the threaded server) that imports only the
 # engine, talking over a socket pair: fd, store location and memory limit (bytes, 0: none) are
-# its arguments.
+# its arguments. Isolated (-I): the folder served from is not on its import path (a checkout
+# named benchgraph there would be imported instead), nor the user's site or PYTHON* variables.
 _BOOT = (
     "import sys; from server.engine import run_worker; "
     "run_worker(int(sys.argv[1]), sys.argv[2], int(sys.argv[3]))"

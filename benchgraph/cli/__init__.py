@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from benchgraph import __version__
 from benchgraph.cli import copy, export, history, ingest, quality, query, remove, serve
-from benchgraph.cli.console import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_PIPE, Parser
+from benchgraph.cli.console import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_PIPE, Parser, store_fault
 from benchgraph.queries import QueryError
 from benchgraph.store import StoreError
 
@@ -69,3 +69,9 @@ def _run(argv: Sequence[str] | None) -> int:
         # tools do; stdout is pointed at /dev/null so the interpreter's last flush is silent.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_PIPE
+    except (OSError, RuntimeError) as error:  # the engine's, read lazily from an answer
+        fault = store_fault(args, error)
+        if fault is None:
+            raise
+        sys.stderr.write(f"benchgraph: error: {fault}\n")
+        return EXIT_ERROR

@@ -7,7 +7,7 @@ import argparse
 import sys
 
 from benchgraph import settings
-from benchgraph.store import Store, notice, open_store
+from benchgraph.store import Store, StoreError, damage, disk_full, notice, open_store
 
 EXIT_OK, EXIT_REFUSED, EXIT_ERROR = 0, 1, 2
 EXIT_INTERRUPTED = 128 + 2  # as a shell reports a command that SIGINT (Ctrl-C) ended
@@ -30,6 +30,14 @@ def existing_store(args: argparse.Namespace, reading: bool = True) -> Store:
     location = settings.get("store", args.store)
     by = settings.named_by("store", args.store)
     return open_store(location, must_exist=True, notify=notice, reading=reading, named_by=by)
+
+
+def store_fault(args: argparse.Namespace, error: BaseException) -> StoreError | None:
+    """What the engine's or the system's ``error``, met while a command ran, says of the store
+    it used: the store is damaged (a read failing its checksum), or its disk is full; None for
+    any other error."""
+    location = settings.get("store", getattr(args, "store", None))
+    return damage(None, error) or disk_full(location, error)
 
 
 def store_option(parser: argparse.ArgumentParser) -> None:

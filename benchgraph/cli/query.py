@@ -16,7 +16,6 @@ and ``value`` columns gets an ``interval`` column where results have a published
 from __future__ import annotations
 
 import argparse
-import csv
 import re
 import sys
 
@@ -26,7 +25,7 @@ from benchgraph import prefixes, queries, sparqltext, syntax
 from benchgraph import vocab as V
 from benchgraph.cli import table
 from benchgraph.cli.console import EXIT_OK, existing_store, store_option
-from benchgraph.media import GRAPH_FORMATS, RESULTS_FORMATS
+from benchgraph.media import GRAPH_FORMATS, RESULTS_FORMATS, csv_cell
 from benchgraph.queries import NamedQuery, QueryError
 from benchgraph.store import Answer, Store, Triples
 from server import guard
@@ -291,9 +290,8 @@ def _print_rows(
         picked = [names.index(c) for c in columns]
         names, rows = columns, [[row[i] for i in picked] for row in rows]
     if fmt == "csv":
-        writer = csv.writer(sys.stdout, lineterminator="\n")
-        writer.writerow(names)
-        writer.writerows([[_cell(c) for c in row] for row in rows])
+        for cells in [names, *([_cell(c) for c in row] for row in rows)]:
+            print(",".join(csv_cell(text) for text in cells))
         return
     shown = [[_cell(c, short=True) for c in row] for row in rows]
     fit = width or table.terminal_width()

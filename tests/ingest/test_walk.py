@@ -7,6 +7,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pyoxigraph as ox
 import pytest
 from support import EXAMPLES, run_cli
 
@@ -106,7 +107,12 @@ def test_ingest_dot_walked_into_its_own_store(tmp_path: Path) -> None:
     again = run_cli("ingest", ".", store=store, cwd=work)
     assert again.returncode == 0, again.stderr
     assert again.stdout.startswith("0 loaded, 2 unchanged, 0 refused, 0 unreadable; ")
-    # Without its layout file (a store of the earlier layout) it is told by its path alone.
+    # Without its layout file (a store of the earlier layout: no layout file, no merged view)
+    # it is told by its path alone.
+    earlier = ox.Store(str(work / store))
+    earlier.clear_graph(ox.DefaultGraph())
+    earlier.flush()
+    del earlier
     (work / store / EmbeddedStore.LAYOUT_FILE).unlink()
     upgraded = run_cli("ingest", ".", store=store, cwd=work)
     assert upgraded.returncode == 0, upgraded.stderr

@@ -1,6 +1,7 @@
-"""SELECT answers are written from the rows the engine gives once, in each results format, byte
-for byte as pyoxigraph's own serializer writes the same solutions; the row cap holds and a cut
-answer says so."""
+"""SELECT answers are written from the rows the engine gives once, in each results format: JSON
+and TSV byte for byte as pyoxigraph's own serializer writes the same solutions, and CSV and XML
+too where pyoxigraph writes them right (test_result_writers.py holds them to the standards where
+it does not); the row cap holds and a cut answer says so."""
 
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ from server.engine import VALUES, Answer, Job, execute
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 FORMATS = sorted(RESULTS_FORMATS)
+# Written as pyoxigraph writes them whatever the terms; CSV and XML quote and escape where it
+# does not (see server.results).
+EXACT = ["json", "tsv"]
 
 
 def literal(value: str, **extra: str) -> dict[str, str]:
@@ -104,7 +108,7 @@ def hostile_bindings() -> list[dict[str, Any]]:
     return [*found, {}]
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fmt", EXACT)
 @pytest.mark.parametrize(
     ("names", "bindings"),
     [
@@ -147,7 +151,7 @@ ROWS = st.lists(st.fixed_dictionaries({}, optional={"a": TERMS, "b": TERMS}), ma
 @given(ROWS)
 def test_any_solutions_are_written_as_pyoxigraph_writes_them(bindings: list[dict]) -> None:
     body = document(["a", "b"], bindings)
-    for fmt in FORMATS:
+    for fmt in EXACT:
         assert ours(fmt, body) == theirs(fmt, body), fmt
 
 
