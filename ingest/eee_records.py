@@ -111,9 +111,7 @@ def _records(text: str, origin: str) -> list[tuple[str, object]]:
     raise PageError(origin, "", f"the document is {shown(document)}, not a record", HINT)
 
 
-def _page(
-    record: object, origin: str, at: str, seen: dict[str, tuple[str, str]]
-) -> Page | None:
+def _page(record: object, origin: str, at: str, seen: dict[str, tuple[str, str]]) -> Page | None:
     """The Page of one record; None for a repeat of a record already read. Raises PageError
     for a record whose structure is broken, or a second, different record of an ID."""
     where = f"{at}: " if at.startswith("line") else (f"{at}." if at else "")

@@ -74,6 +74,7 @@ from ingest.records import (
     Setting,
     SourceFormat,
     Spread,
+    SpreadMeaning,
 )
 from ingest.structured import path, shown
 
@@ -139,9 +140,7 @@ class _Reader:
         return {} if value is None else self.mapping(value, *steps)
 
 
-def read_record(
-    record: Mapping[str, Any], origin: str, where: str, key: str, digest: str
-) -> Page:
+def read_record(record: Mapping[str, Any], origin: str, where: str, key: str, digest: str) -> Page:
     """The Page of ``record``, keyed ``key`` and versioned by ``digest``; ``where`` prefixes
     its JSON paths (``[3].``, ``line 4: ``). Raises PageError for a broken structure and for a
     record none of whose results can be read."""
@@ -362,8 +361,10 @@ def _spread(
     error = error.get("value") if isinstance(error, Mapping) else error
     deviation = found.get("standard_deviation")
     half_error, half_deviation = _decimal_text(error), _decimal_text(deviation)
-    for given, half, name in ((error, half_error, "standard_error"),
-                              (deviation, half_deviation, "standard_deviation")):
+    for given, half, name in (
+        (error, half_error, "standard_error"),
+        (deviation, half_deviation, "standard_deviation"),
+    ):
         if given is not None and half is None:
             reader.warn((*at, name), f"{shown(given)} is not a number: not kept")
     if half_error is not None:
@@ -375,13 +376,15 @@ def _spread(
     half = _decimal_text(details.get("plus_minus"))
     if half is None:
         return None
-    meaning = details.get("plus_minus_meaning")
-    if meaning not in ("standard deviation", "standard error", "confidence interval"):
-        meaning = "not stated"
-    return Spread(half, meaning, half)
+    meanings: dict[object, SpreadMeaning] = {
+        m: m for m in ("standard deviation", "standard error", "confidence interval")
+    }
+    return Spread(half, meanings.get(details.get("plus_minus_meaning"), "not stated"), half)
 
 
-def _samples(reader: _Reader, scores: Mapping[str, Any], steps: tuple[str | int, ...]) -> int | None:
+def _samples(
+    reader: _Reader, scores: Mapping[str, Any], steps: tuple[str | int, ...]
+) -> int | None:
     """``uncertainty.num_samples``, when it is a whole number."""
     found = scores.get("uncertainty")
     count = found.get("num_samples") if isinstance(found, Mapping) else None
@@ -389,7 +392,9 @@ def _samples(reader: _Reader, scores: Mapping[str, Any], steps: tuple[str | int,
         return None
     if isinstance(count, Decimal) and count == count.to_integral_value() and count >= 0:
         return int(count)
-    reader.warn((*steps, "score_details", "uncertainty", "num_samples"), f"{shown(count)}: not kept")
+    reader.warn(
+        (*steps, "score_details", "uncertainty", "num_samples"), f"{shown(count)}: not kept"
+    )
     return None
 
 

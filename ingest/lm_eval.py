@@ -274,9 +274,7 @@ def _sample_size(samples: object) -> int | None:
     return None
 
 
-def _page(
-    run: _Run, document: Mapping[str, Any], results: list[ResultRecord], data: bytes
-) -> Page:
+def _page(run: _Run, document: Mapping[str, Any], results: list[ResultRecord], data: bytes) -> Page:
     metrics = tuple(run.metrics.values())
     first = results[0].benchmark
     return Page(

@@ -81,7 +81,9 @@ def check_result(index: Index, result: str, record: dict[str, Any], entry: dict[
     stated = {True: V.LowerIsBetter, False: V.HigherIsBetter}[config["lower_is_better"]]
     assert index.value(metric, V.direction) == stated
     assert index.value(metric, V.directionInferred) is None
-    name = next((config[k] for k in ("metric_name", "metric_id", "metric_kind") if k in config), "score")
+    name = next(
+        (config[k] for k in ("metric_name", "metric_id", "metric_kind") if k in config), "score"
+    )
     assert index.value(metric, V.label) == name
     uncertainty = entry["score_details"].get("uncertainty", {})
     error = uncertainty.get("standard_error", {}).get("value")
@@ -113,7 +115,9 @@ def settings_of(index: Index, result: str) -> dict[str, str]:
 
 def test_one_source_per_record_named_by_its_evaluation_id() -> None:
     path = DATA / "lm-eval-runs.jsonl"
-    pages = [p for p in read_sources(io.BytesIO(path.read_bytes()), path.name) if isinstance(p, Page)]
+    pages = [
+        p for p in read_sources(io.BytesIO(path.read_bytes()), path.name) if isinstance(p, Page)
+    ]
     ids = [record["evaluation_id"] for record in records(path)]
     assert [page.key for page in pages] == [eee_records.identity(i) for i in ids]
     assert len({page.key for page in pages}) == len(ids) == 2
@@ -144,9 +148,14 @@ def test_a_score_that_is_no_number_is_skipped_with_its_path() -> None:
     [
         (lambda r: r.pop("model_info"), "model_info"),
         (lambda r: r.__setitem__("schema_version", "0.0.1"), "schema_version"),
-        (lambda r: r["evaluation_results"][1].pop("metric_config"), "evaluation_results[1].metric_config"),
         (
-            lambda r: r["evaluation_results"][0]["metric_config"].__setitem__("lower_is_better", "no"),
+            lambda r: r["evaluation_results"][1].pop("metric_config"),
+            "evaluation_results[1].metric_config",
+        ),
+        (
+            lambda r: r["evaluation_results"][0]["metric_config"].__setitem__(
+                "lower_is_better", "no"
+            ),
             "evaluation_results[0].metric_config.lower_is_better",
         ),
         (
@@ -201,7 +210,9 @@ def comparable(record: dict[str, Any]) -> str:
             entry["source_data"]["additional_details"].pop(key, None)
         entry["metric_config"].pop("metric_id")
         entry["score_details"]["details"].pop("result")
-        entry.get("generation_config", {}).get("additional_details", {}).pop("bg:configuration", None)
+        entry.get("generation_config", {}).get("additional_details", {}).pop(
+            "bg:configuration", None
+        )
         entries.append(json.dumps(entry, sort_keys=True))
     kept = {
         "source": source | {"additional_details": details},

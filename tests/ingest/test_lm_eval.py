@@ -44,7 +44,14 @@ def scan(path: Path) -> list[tuple[str, str, str, Decimal, Decimal | None, bool 
                 stderr = metrics.get(f"{metric}_stderr" + (f",{filtered}" if filtered else ""))
                 error = stderr if isinstance(stderr, Decimal | int) else None
                 found.append(
-                    (task, metric, filtered, Decimal(value), error, stated.get(task, {}).get(metric))
+                    (
+                        task,
+                        metric,
+                        filtered,
+                        Decimal(value),
+                        error,
+                        stated.get(task, {}).get(metric),
+                    )
                 )
     return found
 
