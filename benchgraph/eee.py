@@ -27,8 +27,10 @@ What goes where:
 - ``generation_config.additional_details``: the configuration's settings by their keys, and
   ``bg:protocol``, ``bg:subset``, ``bg:configurationJSON`` and ``bg:configuration`` (its IRI).
 - ``evaluator_relationship``: ``first_party`` when the reporting paper is the method's origin
-  paper, ``third_party`` when the origin is another paper, ``other`` when the origin (or the
-  reporting paper) is not recorded; ``relationship_basis`` says which.
+  paper, ``third_party`` when the origin is another paper; with no origin recorded, what the
+  source says of who reported the result (``bg:developerReported``: a leaderboard's
+  self-reported flag, an EEE record's relationship), else ``other``; ``relationship_basis``
+  says which.
 - The source page (its IRI, URL, format, data-updated and ingest times) and the reporting paper
   go into ``source_metadata.additional_details``; ``retrieved_timestamp`` is the ingest time as
   Unix epoch seconds, so the same store always exports the same records.
@@ -302,6 +304,10 @@ def _relationship(row: _Row) -> tuple[str, str]:
         return "first_party", "the reporting paper is the method's origin paper"
     if row.flag("originKnown"):
         return "third_party", "the method's origin paper is another paper"
+    if row.text("developerReported") is not None:  # what the source says (bg:developerReported)
+        if row.flag("developerReported"):
+            return "first_party", "the source says the model's developer reported it"
+        return "third_party", "the source says another party than the model's developer did"
     return "other", "unknown: the method's origin paper is not recorded"
 
 

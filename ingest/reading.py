@@ -11,16 +11,36 @@ from collections.abc import Iterator
 from types import ModuleType
 from typing import BinaryIO
 
-from ingest import leaderboard_csv, model_index, pwc_api, pwc_tables, radar, score_file, sota2
+from ingest import (
+    eee_records,
+    leaderboard_csv,
+    lm_eval,
+    model_index,
+    pwc_api,
+    pwc_tables,
+    radar,
+    score_file,
+    sota2,
+)
 from ingest.locating import Repository
 from ingest.records import Page, PageError
 
-PARSERS = (sota2, radar, pwc_tables, pwc_api, model_index, score_file, leaderboard_csv)
+PARSERS = (
+    sota2,
+    radar,
+    pwc_tables,
+    pwc_api,
+    model_index,
+    score_file,
+    leaderboard_csv,
+    eee_records,
+    lm_eval,
+)
 # The formats, as a message names them.
 KNOWN_FORMATS = (
     "a sota2 page, an AI Benchmark Radar page, Papers with Code evaluation tables or API "
     "responses, a Hugging Face model-index block or card, a benchmark-radar score file, a "
-    "crawled leaderboard export (CSV)"
+    "crawled leaderboard export (CSV), Every Eval Ever records, lm-evaluation-harness results"
 )
 
 

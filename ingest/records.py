@@ -13,7 +13,15 @@ from typing import Literal
 Direction = Literal["higher", "lower"]
 # The two page formats, then the formats of other publishers' result files.
 SourceFormat = Literal[
-    "sota2", "radar", "pwc-tables", "pwc-api", "model-index", "score-file", "leaderboard-csv"
+    "sota2",
+    "radar",
+    "pwc-tables",
+    "pwc-api",
+    "model-index",
+    "score-file",
+    "leaderboard-csv",
+    "eee",
+    "lm-eval",
 ]
 # What reported a number: a paper, a model card (Hugging Face), or another document (a blog
 # post, a leaderboard, a technical report on a web page).

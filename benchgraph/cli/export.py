@@ -157,6 +157,17 @@ def _what_to_do(source_format: str) -> str:
             "benchmark `direction: higher_is_better` (or lower_is_better) there and ingest "
             "the file again"
         )
+    if source_format == "lm-eval":
+        return (
+            "an lm-evaluation-harness 0.3 results file states no direction (0.4 states "
+            "higher_is_better), and benchgraph does not guess one: their results stay in the "
+            "store, listed unranked"
+        )
+    if source_format == "eee":
+        return (
+            "an Every Eval Ever record states each metric's lower_is_better: give it to those "
+            "that lack it and ingest the record again"
+        )
     if source_format in _PAGES:
         return (
             f"{_PAGES[source_format]} states each metric's direction, and one that does not is "
