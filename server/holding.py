@@ -76,6 +76,9 @@ class HeldStore:
         """Open the store for writing and take its first generation, which it returns (the
         later ones are told to ``published``). Raises StoreError naming the holder when
         another process holds the store, or when it cannot be opened."""
+        if holder.lock_owner(self.location) is not None:
+            # Refused before RocksDB opens anything: opening would rotate the holder's logs.
+            raise StoreError(holder.conflict(str(self.location), serving=True))
         # The time of the data as it was left, before opening it writes RocksDB's own files.
         modified = fingerprint(self.location).modified
         record = replace(holder.Holder.now("serve"), secret=self.secret)
@@ -173,14 +176,18 @@ class HeldStore:
                 shutil.rmtree(found, ignore_errors=True)
 
     def close(self) -> None:
-        """Stop publishing, close the store (releasing it) and delete the generations."""
+        """Stop publishing, delete the generations, and close the store (releasing it). A
+        store this one never opened (another process holds it) is left as it is: its
+        generations are that process's."""
         with self._changed:
             self._stopping = True
             self._changed.notify_all()
         if self._thread.is_alive():
             self._thread.join()
         with self._writing:
-            if self._store is not None:
-                self._store.close()
-                self._store = None
-        shutil.rmtree(self.folder, ignore_errors=True)
+            if self._store is None:
+                return
+            # Deleted while the lock is held: once released, the next holder makes its own.
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self._store.close()
+            self._store = None
