@@ -62,6 +62,12 @@ def _as_api_error(error: Exception) -> ApiError:
     return ApiError(500, "internal error: the server could not answer this request")
 
 
+def shape(status: int, message: str, **fields: object) -> dict[str, object]:
+    """The JSON body of an error: ``{"ok": false, "error": message, "status": status}`` and
+    ``fields``."""
+    return {"ok": False, "error": message, "status": status, **fields}
+
+
 def handle(error: Exception) -> Response:
     """Turn any exception raised while answering into the error response."""
     api = _as_api_error(error)
@@ -70,8 +76,7 @@ def handle(error: Exception) -> Response:
         page = render_template("error.html", status=api.status, title=title, error=api)
         response = Response(page, api.status, content_type="text/html; charset=utf-8")
     else:
-        body = {"ok": False, "error": api.message, "status": api.status, **api.fields}
-        response = jsonify(body)
+        response = jsonify(shape(api.status, api.message, **api.fields))
         response.status_code = api.status
     response.headers.update(api.headers)
     response.headers["Vary"] = "Accept"

@@ -5,18 +5,29 @@ processes, asked over loopback), and what must hold through it.
   holds (the store folder, its holder record, its generations are as they were); the first
   keeps answering queries, publishing writes and replacing workers. Several starts at once
   give exactly one server, round after round.
+- **Slow clients**: connections sending a request's first lines and no more, from one address
+  (past the per-client cap, each answered 429) and from ten, leave real users served at once;
+  a request trickling in a byte at a time is answered 408 once it has taken the client timeout,
+  and an idle connection is closed then.
+- **Framing the server cannot read**: a transfer coding other than chunked is 400 in the error
+  shape, never a 5xx.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import selectors
+import socket
 import sys
+import time
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from live import TIME_LIMIT, Live, Reply, fetch, query_url
-from support import EXAMPLES, REPO, build_store, copy_store, run_cli
+from support import EXAMPLES, PATIENCE, REPO, build_store, copy_store, run_cli
 
 from bench.launch import Server
 from benchgraph import graphs, holder
@@ -55,7 +66,8 @@ def first(store: Path, token: Path) -> Iterator[Live]:
     """The first server on the store: one worker (and its spare), the write API on."""
     live = Live(store, "--workers", "1", "--write-token-file", str(token))
     yield live
-    assert live.stop() == 0, live.errors()
+    log = live.errors()
+    assert live.stop() == 0, log
 
 
 def ask(url: str, query: str = "ASK { ?s ?p ?o }") -> Reply:
@@ -141,3 +153,182 @@ def test_of_starts_at_once_exactly_one_serves_and_keeps_serving(
         assert codes.count(0) == 1, [s.errors() for s in servers]
         assert "Traceback" not in winner.errors()
         assert not (store / holder.GENERATIONS).exists() and holder.read(store) is None
+
+
+# Slow connections: a request's first lines, never finished. The first address is that of
+# the slow client; the real users ask from 127.0.0.1 (all of 127/8 is loopback on Linux).
+SLOW = 250
+CAP = 100
+ADDRESSES = [f"127.0.0.{i}" for i in range(2, 12)]
+PARTIAL = b"GET /sparql?query=ASK%7B%7D HTTP/1.1\r\nHost: benchgraph\r\n"
+
+
+def address(url: str) -> tuple[str, int]:
+    found = urllib.parse.urlsplit(url)
+    return str(found.hostname), int(found.port or 80)
+
+
+def connect(url: str, source: str) -> socket.socket:
+    """A connection to the server at ``url`` from the loopback address ``source``."""
+    sock = socket.socket()
+    sock.bind((source, 0))
+    sock.connect(address(url))
+    return sock
+
+
+def reply_of(data: bytes) -> tuple[int, dict[str, str], bytes]:
+    """The status, headers (lower-case names) and body of a whole HTTP answer."""
+    head, _, body = data.partition(b"\r\n\r\n")
+    first, *lines = head.decode("latin-1").split("\r\n")
+    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
+    return int(first.split()[1]), headers, body
+
+
+def receive(sock: socket.socket) -> bytes:
+    """What ``sock`` has to read; b"" once the server closed it. The server may close a
+    connection it answered before reading all the client sent, which ends it with a reset."""
+    try:
+        return sock.recv(65536)
+    except ConnectionResetError:
+        return b""
+
+
+def read_reply(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
+    """One answer read from ``sock``, as far as its Content-Length, the connection left open."""
+    sock.settimeout(PATIENCE)
+    data = b""
+    while b"\r\n\r\n" not in data or len(data.partition(b"\r\n\r\n")[2]) < int(
+        reply_of(data)[1]["content-length"]
+    ):
+        chunk = receive(sock)
+        assert chunk, f"the connection closed before the answer was whole: {data!r}"
+        data += chunk
+    return reply_of(data)
+
+
+def read_all(sock: socket.socket) -> bytes:
+    """What the server sends on ``sock`` until it closes it (PATIENCE at most)."""
+    sock.settimeout(PATIENCE)
+    data = b""
+    while chunk := receive(sock):
+        data += chunk
+    return data
+
+
+def answered(socks: list[socket.socket], count: int) -> dict[socket.socket, bytes]:
+    """Wait until the server has answered and closed ``count`` of ``socks``; what each got."""
+    chooser = selectors.DefaultSelector()
+    for sock in socks:
+        chooser.register(sock, selectors.EVENT_READ)
+    got: dict[socket.socket, bytes] = {}
+    closed: set[socket.socket] = set()
+    while len(closed) < count:
+        ready = chooser.select(PATIENCE)
+        assert ready, f"{len(closed)} of {count} connections answered in {PATIENCE} s"
+        for key, _ in ready:
+            sock = key.fileobj
+            assert isinstance(sock, socket.socket)
+            chunk = receive(sock)
+            got[sock] = got.get(sock, b"") + chunk
+            if not chunk:
+                closed.add(sock)
+                chooser.unregister(sock)
+    chooser.close()
+    return got
+
+
+def assert_error_shape(data: bytes, status: int) -> dict[str, object]:
+    found, headers, body = reply_of(data)
+    assert found == status, data[:500]
+    assert headers["content-type"] == "application/json"
+    shaped: dict[str, object] = json.loads(body)
+    assert set(shaped) == {"ok", "error", "status"}, shaped
+    assert shaped["ok"] is False and shaped["status"] == status
+    return shaped
+
+
+@pytest.fixture
+def slow(store: Path) -> Iterator[tuple[Live, list[socket.socket]]]:
+    """A server (its idle limit out of the way of the test) and a list to hold the slow
+    connections, closed after the test."""
+    live = Live(store, "--client-connections", str(CAP), "--client-timeout", "3600")
+    socks: list[socket.socket] = []
+    yield live, socks
+    for sock in socks:
+        sock.close()
+    log = live.errors()
+    assert live.stop() == 0, log
+    assert "Traceback" not in log
+
+
+def test_slow_connections_from_one_address_past_the_cap_are_429_and_users_are_served(
+    slow: tuple[Live, list[socket.socket]],
+) -> None:
+    live, socks = slow
+    for _ in range(SLOW):
+        socks.append(connect(live.url, ADDRESSES[0]))
+        socks[-1].sendall(PARTIAL)
+    refused = answered(socks, SLOW - CAP)  # so the server has taken every connection
+    for data in refused.values():
+        said = assert_error_shape(data, 429)
+        assert f"{CAP} connections" in str(said["error"])
+    held = [sock for sock in socks if sock not in refused]
+    assert len(held) == CAP
+    for sock in held:
+        sock.sendall(b"A")  # a little more of the header, slowly
+    reply = ask(live.url)
+    assert reply.status == 200 and reply.json()["boolean"] is True
+    chooser = selectors.DefaultSelector()
+    for sock in held:
+        chooser.register(sock, selectors.EVENT_READ)
+    assert chooser.select(0) == []  # the slow ones under the cap are still waited for
+    chooser.close()
+
+
+def test_slow_connections_from_many_addresses_leave_users_served(
+    slow: tuple[Live, list[socket.socket]],
+) -> None:
+    live, socks = slow
+    for i in range(SLOW):  # under the cap on each address: none refused
+        socks.append(connect(live.url, ADDRESSES[i % len(ADDRESSES)]))
+        socks[-1].sendall(PARTIAL)
+    # Connections are accepted in order: answered, this one came after all the slow ones
+    # (waitress's old limit of 100 connections left it waiting for ever).
+    reply = ask(live.url)
+    assert reply.status == 200 and reply.json()["boolean"] is True
+
+
+def test_a_request_trickling_in_is_408_and_an_idle_connection_is_closed(store: Path) -> None:
+    """The trickle keeps the connection busy, never idle: only the time the request takes
+    can end it."""
+    live = Live(store, "--client-timeout", "1")
+    deadline = time.monotonic() + PATIENCE
+    try:
+        with connect(live.url, "127.0.0.1") as trickling, selectors.DefaultSelector() as chooser:
+            chooser.register(trickling, selectors.EVENT_READ)
+            trickling.sendall(PARTIAL + b"X-Slow: ")
+            while not chooser.select(0.1):  # a byte every tenth of a second, until answered
+                assert time.monotonic() < deadline, "the trickling request was never answered"
+                trickling.sendall(b"a")
+            assert_error_shape(read_all(trickling), 408)
+        with connect(live.url, "127.0.0.1") as idle:
+            idle.sendall(PARTIAL + b"\r\n")
+            status, _, body = read_reply(idle)
+            assert status == 200 and json.loads(body)["boolean"] is True
+            assert read_all(idle) == b""  # then idle: closed by the server, and nothing more
+    finally:
+        log = live.errors()
+        assert live.stop() == 0, log
+
+
+@pytest.mark.parametrize("coding", ["gzip, chunked", "chunked, gzip", "gzip", "identity"])
+def test_a_transfer_coding_the_server_cannot_read_is_4xx_in_the_error_shape(
+    first: Live, coding: str
+) -> None:
+    head = "POST /sparql HTTP/1.1\r\nHost: benchgraph\r\nContent-Type: application/sparql-query"
+    head += f"\r\nTransfer-Encoding: {coding}\r\n\r\n"
+    with connect(first.url, "127.0.0.1") as sock:
+        sock.sendall(head.encode() + b"5\r\nASK{}\r\n0\r\n\r\n")
+        said = assert_error_shape(read_all(sock), 400)
+    assert "Transfer-Encoding" in str(said["error"])
+    assert ask(first.url).status == 200
