@@ -11,14 +11,23 @@ processes, asked over loopback), and what must hold through it.
   and an idle connection is closed then.
 - **Framing the server cannot read**: a transfer coding other than chunked is 400 in the error
   shape, never a 5xx.
+- **A full disk**: the server runs on a 48 MiB file system of its own (a tmpfs mounted in a
+  user and mount namespace of its own, ``unshare``), which the test fills from outside (through
+  ``/proc/PID/root``) while pages are posted to the write API. A write that meets the full
+  disk is 507 in the error shape; reads go on, a worker is replaced; once the filler is
+  deleted a page posted again is taken and seen, with no restart; the server stops with exit
+  0 even with the disk full again, and no traceback.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import selectors
+import shutil
 import socket
+import subprocess
 import sys
 import time
 import urllib.parse
@@ -27,9 +36,10 @@ from pathlib import Path
 
 import pytest
 from live import TIME_LIMIT, Live, Reply, fetch, query_url
+from robustness.corpus import Row, new_id, render_sota2
 from support import EXAMPLES, PATIENCE, REPO, build_store, copy_store, run_cli
 
-from bench.launch import Server
+from bench.launch import SERVING, Server
 from benchgraph import graphs, holder
 
 NOCAPS = REPO / "tests" / "data" / "sota2" / "nocaps-cider.md"  # not in the examples
@@ -332,3 +342,118 @@ def test_a_transfer_coding_the_server_cannot_read_is_4xx_in_the_error_shape(
         said = assert_error_shape(read_all(sock), 400)
     assert "Transfer-Encoding" in str(said["error"])
     assert ask(first.url).status == 200
+
+
+DISK = "48m"  # the full disk's size: the store takes some 2 MiB of it
+
+
+def page(number: int) -> bytes:
+    """A generated sota2 page, a benchmark of its own with 20 results."""
+    rows = [
+        Row(f"Method {number}-{j}", f"{50 + j}.{number}", new_id("full", number, j),
+            new_id("paper", number, j))
+        for j in range(20)
+    ]  # fmt: skip
+    text = render_sota2(f"Task {number:03}", f"Dataset {number:03}", "Accuracy", "PERCENT",
+                        "Higher is better", rows, slug=f"full-{number:03}")  # fmt: skip
+    return text.encode()
+
+
+def page_name(number: int) -> str:
+    return f"sota2/task-{number:03}-on-dataset-{number:03}/accuracy"
+
+
+def post(url: str, number: int) -> Reply:
+    return fetch(query_url(url + "pages", name=f"page-{number:03}.md"), page(number), "POST",
+                 Accept="application/json", Authorization=f"Bearer {TOKEN}")  # fmt: skip
+
+
+def on_a_small_disk(store: Path, disk: Path, token: Path, log: Path) -> Server:
+    """``benchgraph serve`` with the write API on a copy of ``store`` on a tmpfs of DISK
+    mounted at ``disk``, in a user and mount namespace of its own (so no one else sees it, and
+    it goes with the server)."""
+    script = (
+        'mount -t tmpfs -o size="$1" tmpfs "$2" && cp -a "$3" "$2/store" && shift 3 && exec "$@"'
+    )
+    command = ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script, "sh"]
+    command += [DISK, str(disk), str(store), sys.executable, "-m", "benchgraph.cli", "serve"]
+    command += ["--store", str(disk / "store"), "--port", "0", "--query-timeout", TIME_LIMIT]
+    command += ["--workers", "1", "--write-token-file", str(token)]
+    return Server(command, log, env=dict(os.environ))
+
+
+@pytest.fixture
+def full_disk() -> None:
+    """Skip unless this machine lets this user mount a tmpfs in namespaces of its own."""
+    if shutil.which("unshare") is None:
+        pytest.skip("needs unshare (util-linux) to make a small disk to fill")
+    probe = ["unshare", "--user", "--map-root-user", "--mount", "mount", "-t", "tmpfs", "tmpfs",
+             "/mnt"]  # fmt: skip
+    if subprocess.run(probe, capture_output=True, timeout=PATIENCE).returncode != 0:
+        pytest.skip("this machine does not let this user mount a tmpfs in a namespace")
+
+
+def fill(folder: Path) -> Path:
+    """Fill the file system of ``folder`` to the last byte with a file; return it."""
+    filler = folder / "filler"
+    with filler.open("wb", buffering=0) as out:  # unbuffered: each write meets the disk
+        for size in (1 << 20, 4096, 1):
+            try:
+                while True:
+                    out.write(b"\0" * size)
+            except OSError as error:
+                assert error.errno == errno.ENOSPC, error
+    return filler
+
+
+def first_refused(url: str, numbers: range) -> int:
+    """Post the pages ``numbers`` until one is refused; return its number. Pages may still
+    be taken for a while on a full disk (RocksDB writes into room it took ahead)."""
+    for number in numbers:
+        reply = post(url, number)
+        if reply.status != 201:
+            return number
+    raise AssertionError(f"pages {numbers} were all taken on a full disk")
+
+
+def assert_full(reply: Reply) -> None:
+    assert reply.status == 507, reply.text
+    said = reply.json()
+    assert set(said) == {"ok", "error", "status"} and said["status"] == 507, said
+    assert "not acknowledged" in said["error"] and reply.headers["retry-after"]
+
+
+def test_a_full_disk_is_507_and_the_server_recovers_by_itself(
+    full_disk: None, store: Path, token: Path, tmp_path: Path
+) -> None:
+    disk, log = tmp_path / "disk", tmp_path / "serve.log"
+    disk.mkdir()
+    server = on_a_small_disk(store, disk, token, log)
+    try:
+        line = server.process.stdout.readline()  # type: ignore[union-attr]
+        found = SERVING.search(line)
+        assert found, server.errors()
+        url = found.group(1)
+        seen = Path(f"/proc/{server.process.pid}/root") / disk.relative_to("/")
+        assert post(url, 0).status == 201 and holds(url, page_name(0))
+        filler = fill(seen)
+        refused = first_refused(url, range(1, 100))
+        assert_full(post(url, refused))  # and again: the store stays refusing
+        assert ask(url).status == 200  # readers go on, on the generation they have
+        assert ask(url, RUNAWAY).status == 504  # its worker replaced, on a full disk
+        assert ask(url).status == 200
+        filler.unlink()
+        deadline = time.monotonic() + PATIENCE
+        while (reply := post(url, refused)).status == 507:  # until the store is open anew
+            assert time.monotonic() < deadline, "the server never took writes again"
+            time.sleep(0.1)  # how often to ask, not how long to wait
+        assert reply.status in (200, 201), reply.text  # 200: unchanged, it had been stored
+        assert holds(url, page_name(refused)) and holds(url, page_name(0))
+        assert post(url, refused + 1).status == 201 and holds(url, page_name(refused + 1))
+        filler = fill(seen)
+        assert_full(post(url, first_refused(url, range(refused + 2, 200))))
+    finally:
+        code = server.stop()
+    said = log.read_text(encoding="utf-8")
+    assert code == 0, said
+    assert "Traceback" not in said and "has room again" in said, said
