@@ -18,9 +18,9 @@ ends and waits for it, so the next request sees its last page.
 A full disk: a write or a snapshot that meets it fails (:func:`disk_full` tells; the app
 answers 507), and RocksDB then refuses every write, even once there is room again, until the
 store is opened anew. So the publisher, finding the disk full, waits until the store's file
-system has :data:`ROOM` bytes free again, then closes the store and opens it again (keeping
-its lock's record; what was written before is in RocksDB's log and is read back) and goes on
-publishing. Readers keep the generation they have meanwhile.
+system has :data:`ROOM` bytes free again, then lets go of the store and opens it again
+(keeping its holder record; what could not be flushed is in RocksDB's log and is read back)
+and goes on publishing. Readers keep the generation they have meanwhile.
 """
 
 from __future__ import annotations
