@@ -145,6 +145,27 @@ def release(folder: Path) -> None:
         (folder / FILE).unlink(missing_ok=True)
 
 
+def lock_owner(folder: Path) -> int | None:
+    """The pid of another process that holds the write lock of the store in ``folder`` (a
+    lock RocksDB takes on its ``LOCK`` file), read from ``/proc/locks`` without touching the
+    store; None when no other process is seen holding it, or where that cannot be read (not
+    Linux). Lets a start be refused before opening the store, which would rotate the log files
+    of the process that holds it."""
+    try:
+        found = (folder / "LOCK").stat()
+        table = Path("/proc/locks").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    device = f"{os.major(found.st_dev):02x}:{os.minor(found.st_dev):02x}:{found.st_ino}"
+    for line in table.splitlines():
+        words = line.split()  # 1: POSIX ADVISORY WRITE PID MAJOR:MINOR:INODE START END
+        if len(words) < 6 or words[1] != "POSIX" or words[5] != device:
+            continue
+        if words[4].isdigit() and int(words[4]) != os.getpid():
+            return int(words[4])
+    return None
+
+
 def is_lock_conflict(error: OSError) -> bool:
     """Whether RocksDB refused to open a store because another holds its lock (another
     process, or this one), rather than for any other reason."""

@@ -191,6 +191,34 @@ SETTINGS = (
     ),
     Setting("threads", "8", "HTTP threads of the server.", "integer", 1, "serve"),
     Setting(
+        "connection_limit",
+        "1000",
+        "Most connections the server keeps open at once; past it, new ones wait to be "
+        "accepted. The limit on open files is raised to fit them where the system allows.",
+        "integer",
+        1,
+        "serve",
+    ),
+    Setting(
+        "client_connections",
+        "100",
+        "Most connections open at once from one client address; one more is answered 429 "
+        "and closed (0: no cap). Behind a proxy every client has the proxy's address: set 0 "
+        "and bound clients in the proxy.",
+        "integer",
+        0,
+        "serve",
+    ),
+    Setting(
+        "client_timeout",
+        "30",
+        "Seconds a connection may stay idle, and a request (its headers and body) may take to "
+        "arrive; past them the connection is closed, a request cut short answered 408.",
+        "integer",
+        1,
+        "serve",
+    ),
+    Setting(
         "id_base",
         "https://w3id.org/benchgraph/id/",
         "Base of the resource IRIs the server answers for: GET /id/PATH describes the resource "

@@ -5,10 +5,12 @@ fields, such as ``parameter`` or ``line`` and ``column``); browsers (clients tha
 JSON) get an HTML page saying the same. 400 a bad query or parameter, 401 a write without the
 write token, 404 nothing there, 405 a method the route does not take, 406 no acceptable format,
 413 too large, 415 a body type not taken (or not a page), 422 a page the ingest gate refuses,
-503 busy (no query worker free, a long query stopped to make room, a query that needed
-more memory than a query worker may use, or a store that cannot be read), 504 a query past the
-time limit. No answer shows what only the server should know (a file path, a traceback): the
-log gets that.
+503 busy (no query worker free, a long query stopped to make room, a query that needed more
+memory than a query worker may use, or a store that cannot be read), 504 a query past the time
+limit, 507 a write that met a full disk (not acknowledged: to send again once there is room).
+What waitress refuses before the app is answered in the same shape
+(:mod:`server.connections`). No answer shows what only the server should know (a file path,
+a traceback): the log gets that.
 """
 
 from __future__ import annotations
@@ -19,7 +21,15 @@ from werkzeug.http import HTTP_STATUS_CODES
 
 from benchgraph import media
 from benchgraph.store import StoreError
+from server.holding import disk_full
 from server.workers import PoolError
+
+# What a write that met a full disk is answered: not acknowledged, whatever became of it.
+_FULL = (
+    "the server's disk is full: this write is not acknowledged (it may or may not have been "
+    "stored); send it again once the server has room (a page sent again is loaded, or is "
+    "unchanged if it was stored)"
+)
 
 
 class ApiError(Exception):
@@ -50,6 +60,9 @@ def _as_api_error(error: Exception) -> ApiError:
         status = error.code or 500
         headers = {k: v for k, v in error.get_headers() if k.lower() in ("allow", "retry-after")}
         return ApiError(status, error.description or HTTP_STATUS_CODES.get(status, ""), headers)
+    if disk_full(error):
+        current_app.logger.error("a write met a full disk: %s", error)
+        return ApiError(507, _FULL, {"Retry-After": "30"})
     if isinstance(error, PoolError):
         headers = {"Retry-After": "1"} if error.status == 503 else {}
         return ApiError(error.status, str(error), headers)
@@ -62,6 +75,12 @@ def _as_api_error(error: Exception) -> ApiError:
     return ApiError(500, "internal error: the server could not answer this request")
 
 
+def shape(status: int, message: str, **fields: object) -> dict[str, object]:
+    """The JSON body of an error: ``{"ok": false, "error": message, "status": status}`` and
+    ``fields``."""
+    return {"ok": False, "error": message, "status": status, **fields}
+
+
 def handle(error: Exception) -> Response:
     """Turn any exception raised while answering into the error response."""
     api = _as_api_error(error)
@@ -70,8 +89,7 @@ def handle(error: Exception) -> Response:
         page = render_template("error.html", status=api.status, title=title, error=api)
         response = Response(page, api.status, content_type="text/html; charset=utf-8")
     else:
-        body = {"ok": False, "error": api.message, "status": api.status, **api.fields}
-        response = jsonify(body)
+        response = jsonify(shape(api.status, api.message, **api.fields))
         response.status_code = api.status
     response.headers.update(api.headers)
     response.headers["Vary"] = "Accept"

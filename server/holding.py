@@ -14,11 +14,21 @@ for the generation before are warmed again in the background (:class:`server.nam
 While writes go on, a generation is published at most every :data:`PUBLISH_SECONDS` (less often
 when snapshots take long: :data:`PUBLISH_SPACING`); a command that wrote asks for one when it
 ends and waits for it, so the next request sees its last page.
+
+A full disk: a write or a snapshot that meets it fails (:func:`disk_full` tells; the app
+answers 507), and RocksDB then refuses every write, even once there is room again, until the
+store is opened anew. So the publisher, finding the disk full, waits until the store's file
+system has :data:`ROOM` bytes free again, then lets go of the store and opens it again
+(keeping its holder record; what could not be flushed is in RocksDB's log and is read back)
+and goes on publishing. Readers keep the generation they have meanwhile.
 """
 
 from __future__ import annotations
 
+import errno
+import gc
 import logging
+import os
 import shutil
 import threading
 import time
@@ -38,8 +48,35 @@ T = TypeVar("T")
 # store holds in memory and holds up writes meanwhile, so writes keep nine tenths of the time.
 PUBLISH_SECONDS = 0.5
 PUBLISH_SPACING = 10
+# Free bytes the store's file system must have again before a store that met a full disk is
+# opened anew: room for RocksDB's new log and manifest and for flushing what it holds in
+# memory (EmbeddedStore.FLUSH_BYTES at most), with some to spare.
+ROOM = 32 << 20
+# How long opening the store anew waits for the engine to let go of it (a reader that began
+# before may still hold it), and how often it looks.
+REOPEN_SECONDS = 30
+REOPEN_PAUSE = 0.05
+# What the engine's errors say of a full disk (pyoxigraph passes RocksDB's words, no errno).
+_FULL = ("No space left on device", "Disk quota exceeded")
 
 Published = Callable[[Path, Generation, list[str]], None]
+
+
+def disk_full(error: BaseException) -> bool:
+    """Whether ``error`` (an OSError, or a StoreError that says what the engine said) comes
+    from a full disk or a used-up quota."""
+    if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    return isinstance(error, OSError | StoreError) and any(word in str(error) for word in _FULL)
+
+
+def free_space(folder: Path) -> int:
+    """The bytes free to this user on the file system of ``folder`` (0 if it cannot be read)."""
+    try:
+        found = os.statvfs(folder)
+    except OSError:
+        return 0
+    return found.f_bavail * found.f_frsize
 
 
 @dataclass(frozen=True)
@@ -68,6 +105,10 @@ class HeldStore:
         self._sequence = 0
         self._settled = 0  # the number of the newest generation published
         self._stopping = False
+        self._full = False  # a write or snapshot met a full disk: to open anew once there is room
+        self._record: holder.Holder | None = None
+        self._settled_open = threading.Event()  # cleared while the store is opened anew
+        self._settled_open.set()
         self._thread = threading.Thread(
             target=self._publish_often, name="benchgraph-publisher", daemon=True
         )
@@ -76,11 +117,14 @@ class HeldStore:
         """Open the store for writing and take its first generation, which it returns (the
         later ones are told to ``published``). Raises StoreError naming the holder when
         another process holds the store, or when it cannot be opened."""
+        if holder.lock_owner(self.location) is not None:
+            # Refused before RocksDB opens anything: opening would rotate the holder's logs.
+            raise StoreError(holder.conflict(str(self.location), serving=True))
         # The time of the data as it was left, before opening it writes RocksDB's own files.
         modified = fingerprint(self.location).modified
-        record = replace(holder.Holder.now("serve"), secret=self.secret)
+        self._record = replace(holder.Holder.now("serve"), secret=self.secret)
         # A store of the earlier layout is upgraded here, as by any command that writes.
-        self._store = EmbeddedStore(self.location, record=record, notify=notice)
+        self._store = EmbeddedStore(self.location, record=self._record, notify=notice)
         try:
             shutil.rmtree(self.folder, ignore_errors=True)  # a server killed left them
             self.folder.mkdir()
@@ -97,10 +141,12 @@ class HeldStore:
     @property
     def store(self) -> EmbeddedStore:
         """The store itself, to read (reads see whole transactions) or, in :meth:`write`, to
-        write."""
-        if self._store is None:
+        write. While it is being opened anew (after a full disk), the reader waits for it."""
+        self._settled_open.wait()
+        found = self._store
+        if found is None:
             raise StoreError(f"the store at {self.location} is not open")
-        return self._store
+        return found
 
     def write(self, change: Callable[[EmbeddedStore], T]) -> T:
         """Run ``change`` on the store, alone among writes; its result. A new generation is
@@ -141,7 +187,7 @@ class HeldStore:
 
     def _publish_often(self) -> None:
         """Publish what was written, spaced as PUBLISH_SECONDS and PUBLISH_SPACING say, until
-        closed."""
+        closed; after a full disk, once there is room again, open the store anew first."""
         while True:
             with self._changed:
                 while not (self._dirty or self._stopping):
@@ -153,15 +199,82 @@ class HeldStore:
                     self._changed.wait(pause)
                     continue
             try:
+                if self._full and not self._reopen():
+                    raise StoreError(f"the disk of the store at {self.location} is still full")
                 self.publish()
-            except StoreError as error:  # readers keep the generation they have
-                _log.error("a new generation of the store cannot be published: %s", error)
+            except Exception as error:  # the thread must go on; readers keep their generation
+                self._failed(error)
                 with self._changed:
                     self._changed.wait(PUBLISH_SECONDS)
-            except Exception:  # the thread must go on; the log says what broke
-                _log.exception("publishing a new generation of the store failed")
-                with self._changed:
-                    self._changed.wait(PUBLISH_SECONDS)
+
+    def _failed(self, error: Exception) -> None:
+        """Say in the log why a generation could not be published; note a full disk (said
+        once, not every time the publisher tries again)."""
+        if disk_full(error) or self._full:
+            if not self._full:
+                _log.error(
+                    "the disk of the store at %s is full: writes are refused (507) until it "
+                    "has %d MiB free again, when the store is opened anew; readers keep the "
+                    "generation they have (%s)",
+                    self.location,
+                    ROOM >> 20,
+                    error,
+                )
+            self._full = True
+        elif isinstance(error, StoreError):
+            _log.error("a new generation of the store cannot be published: %s", error)
+        else:
+            _log.error("publishing a new generation of the store failed", exc_info=error)
+
+    def _reopen(self) -> bool:
+        """Once the store's file system has ROOM bytes free, let go of the store, which met a
+        full disk, and open it again; whether it is open again. Readers asking for the store
+        meanwhile wait for it."""
+        if free_space(self.location) < ROOM:
+            return False
+        with self._writing:
+            found = holder.read(self.location)  # with the URL the server added
+            record = found if found is not None and found.pid == os.getpid() else self._record
+            self._settled_open.clear()
+            # Not closed, which would pull it from under a reader still using it: the engine
+            # closes once the last reader lets go. What it could not flush is in its log.
+            self._store = None
+            try:
+                self._store = self._open_again(record)
+            finally:
+                self._settled_open.set()
+            if self._store is None:
+                return False
+            self._full = False
+        _log.warning("the disk of the store at %s has room again: writes are taken", self.location)
+        return True
+
+    def _open_again(self, record: holder.Holder | None) -> EmbeddedStore | None:
+        """The store opened anew, once the engine let go of it (within REOPEN_SECONDS); None,
+        said in the log, if it cannot be."""
+        deadline = time.monotonic() + REOPEN_SECONDS
+        while True:
+            gc.collect()  # a failed write's traceback may still hold the engine open
+            try:
+                return EmbeddedStore(self.location, record=record, notify=notice)
+            except StoreError as error:
+                # Held by this process still (a reader), or by another (said, given up).
+                if holder.lock_owner(self.location) is not None or time.monotonic() > deadline:
+                    _log.error("the store at %s cannot be opened again: %s", self.location, error)
+                    return None
+            time.sleep(REOPEN_PAUSE)  # how often to look, not how long to wait
+
+    def _close_store(self) -> None:
+        """Close the store (with the write lock held), even one whose last changes cannot be
+        flushed to its files (a full disk): they stay in RocksDB's log, which is read back
+        when the store is next opened; the holder record may stay, for the caller to remove."""
+        store, self._store = self._store, None
+        if store is None:
+            return
+        try:
+            store.close()
+        except (OSError, StoreError) as error:
+            _log.error("the store at %s was closed unflushed: %s", self.location, error)
 
     def discard(self, keep: set[Path]) -> None:
         """Delete the generations published so far but those in ``keep`` (those a worker may
@@ -173,14 +286,18 @@ class HeldStore:
                 shutil.rmtree(found, ignore_errors=True)
 
     def close(self) -> None:
-        """Stop publishing, close the store (releasing it) and delete the generations."""
+        """Stop publishing, delete the generations, and close the store (releasing it). A
+        store this one never opened (another process holds it) is left as it is: its
+        generations are that process's."""
         with self._changed:
             self._stopping = True
             self._changed.notify_all()
         if self._thread.is_alive():
             self._thread.join()
         with self._writing:
-            if self._store is not None:
-                self._store.close()
-                self._store = None
-        shutil.rmtree(self.folder, ignore_errors=True)
+            if self._store is None:
+                return
+            # Deleted while the lock is held: once released, the next holder makes its own.
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self._close_store()
+            holder.release(self.location)  # if closing it unflushed left it

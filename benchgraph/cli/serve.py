@@ -3,7 +3,8 @@
 It starts the query workers (failing fast when the store is missing or held by another
 process, which it names) and the warming of the named queries that take no parameter
 (:class:`server.named.Warmer`, which logs at INFO what it warmed), listens, adds its URL to the
-store's holder record, prints the URL, and on SIGTERM or Ctrl-C stops gracefully: no
+store's holder record, prints the URL (the connections bounded as
+:mod:`server.connections` says), and on SIGTERM or Ctrl-C stops gracefully: no
 new connections, requests in flight answered (for up to the query time limit and some), workers
 stopped, store released.
 """
@@ -18,7 +19,6 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import waitress.server
 from waitress import wasyncore
 
 from benchgraph import settings
@@ -76,26 +76,10 @@ def _busy(server: Any) -> bool:
     return any(getattr(c, "requests", None) or getattr(c, "total_outbufs_len", 0) for c in channels)
 
 
-def serve(
-    app: Any,
-    host: str,
-    port: int,
-    threads: int,
-    grace: float,
-    limit: int,
-    bound: Callable[[str], None] | None = None,
-) -> int:
-    """Serve ``app`` until SIGTERM or SIGINT, then drain for up to ``grace`` seconds;
-    ``bound`` is given the server's URL once it listens, before the URL is printed."""
-    server: Any = waitress.server.create_server(
-        app,
-        host=host,
-        port=port,
-        threads=threads,
-        ident="benchgraph",
-        max_request_body_size=limit * _BODY_SLACK,
-        asyncore_use_poll=True,
-    )
+def serve(server: Any, host: str, grace: float, bound: Callable[[str], None] | None = None) -> int:
+    """Run ``server`` (listening on ``host``, :func:`server.connections.listen`) until SIGTERM
+    or SIGINT, then drain for up to ``grace`` seconds; ``bound`` is given the server's URL
+    once it listens, before the URL is printed."""
     # A signal handler must take no lock: a second signal arriving inside the first handler
     # would wait forever for a lock its own thread holds (threading.Event.set takes one).
     stopping = [False]
@@ -125,6 +109,7 @@ def run_serve(args: argparse.Namespace) -> int:
     # The app is imported here, not at the top: every other command starts without Flask.
     from ingest.gate import IngestGate
     from server.app import create_app
+    from server.connections import Limits, listen
     from server.named import Warmer
     from server.workers import WorkerPool
 
@@ -140,14 +125,18 @@ def run_serve(args: argparse.Namespace) -> int:
     app.logger.setLevel(logging.INFO)  # what was warmed, beside the errors
     warmer = Warmer(app)
     warmer.start()
+    limits = Limits(
+        int(values["connection_limit"]),
+        int(values["client_connections"]),
+        int(values["client_timeout"]),
+    )
+    host, body = str(values["host"]), int(values["max_request_bytes"]) * _BODY_SLACK
     try:
+        server = listen(app, host, int(values["port"]), int(values["threads"]), body, limits)
         return serve(
-            app,
-            str(values["host"]),
-            int(values["port"]),
-            int(values["threads"]),
+            server,
+            host,
             grace=float(values["query_timeout"]) + 5,
-            limit=int(values["max_request_bytes"]),
             bound=backend.pool.serving if isinstance(backend.pool, WorkerPool) else None,
         )
     except OSError as error:
