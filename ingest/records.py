@@ -22,6 +22,7 @@ SourceFormat = Literal[
     "leaderboard-csv",
     "eee",
     "lm-eval",
+    "mteb",
 ]
 # What reported a number: a paper, a model card (Hugging Face), or another document (a blog
 # post, a leaderboard, a technical report on a web page).
