@@ -23,6 +23,7 @@ SourceFormat = Literal[
     "eee",
     "lm-eval",
     "mteb",
+    "helm",
 ]
 # What reported a number: a paper, a model card (Hugging Face), or another document (a blog
 # post, a leaderboard, a technical report on a web page).
