@@ -44,7 +44,8 @@ PARSERS = (
 KNOWN_FORMATS = (
     "a sota2 page, an AI Benchmark Radar page, Papers with Code evaluation tables or API "
     "responses, a Hugging Face model-index block or card, a benchmark-radar score file, a "
-    "crawled leaderboard export (CSV), Every Eval Ever records, lm-evaluation-harness results, MTEB results, HELM stats.json"
+    "crawled leaderboard export (CSV), Every Eval Ever records, lm-evaluation-harness results, "
+    "MTEB results, HELM stats.json"
 )
 
 
