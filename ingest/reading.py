@@ -13,9 +13,11 @@ from typing import BinaryIO
 
 from ingest import (
     eee_records,
+    helm,
     leaderboard_csv,
     lm_eval,
     model_index,
+    mteb,
     pwc_api,
     pwc_tables,
     radar,
@@ -35,12 +37,15 @@ PARSERS = (
     leaderboard_csv,
     eee_records,
     lm_eval,
+    mteb,
+    helm,
 )
 # The formats, as a message names them.
 KNOWN_FORMATS = (
     "a sota2 page, an AI Benchmark Radar page, Papers with Code evaluation tables or API "
     "responses, a Hugging Face model-index block or card, a benchmark-radar score file, a "
-    "crawled leaderboard export (CSV), Every Eval Ever records, lm-evaluation-harness results"
+    "crawled leaderboard export (CSV), Every Eval Ever records, lm-evaluation-harness results, "
+    "MTEB results, HELM stats.json"
 )
 
 

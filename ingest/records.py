@@ -22,6 +22,8 @@ SourceFormat = Literal[
     "leaderboard-csv",
     "eee",
     "lm-eval",
+    "mteb",
+    "helm",
 ]
 # What reported a number: a paper, a model card (Hugging Face), or another document (a blog
 # post, a leaderboard, a technical report on a web page).
