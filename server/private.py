@@ -42,7 +42,7 @@ from server import guard
 from server.backend import current
 from server.engine import store_trouble
 from server.errors import ApiError
-from server.holding import HeldStore
+from server.holding import HeldStore, disk_full
 from server.workers import WorkerPool
 
 blueprint = Blueprint("private", __name__, url_prefix="/_store")
@@ -224,6 +224,8 @@ def _written(
     except WriteConflict as error:
         raise ApiError(409, str(error)) from None
     except StoreError as error:
+        if disk_full(error):
+            raise  # 507, not acknowledged: the one error path says so (server.errors)
         raise ApiError(503, str(error)) from None
 
 
