@@ -68,7 +68,10 @@ class ServedStore(Store):
         self.holder = record
         self.url = url
         self._wrote = False
-        self._failed = False  # a request failed: the command reports that, not what follows
+        self._failed = False
+        # A command that only reads (``benchgraph query``) has its queries run as the public
+        # endpoint runs a client's: in a query worker, within the server's limits.
+        self.bounded = False  # a request failed: the command reports that, not what follows
 
     def _request(
         self, what: str, path: str, data: bytes | None = None, headers: Mapping[str, str] = {}
@@ -196,6 +199,8 @@ class ServedStore(Store):
     ) -> Answer:
         # Bound as the embedded store binds them (written in place: see EmbeddedStore.query).
         form = {"query": substitute(sparql, bindings or {})}
+        if self.bounded:
+            form["bounded"] = "1"
         if default_graph is not None:
             form["default_graph"] = json.dumps(list(default_graph))
         if named_graphs is not None:

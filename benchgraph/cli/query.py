@@ -27,6 +27,7 @@ from benchgraph.cli import table
 from benchgraph.cli.console import EXIT_OK, existing_store, store_option
 from benchgraph.media import GRAPH_FORMATS, RESULTS_FORMATS, csv_cell
 from benchgraph.queries import NamedQuery, QueryError
+from benchgraph.served import ServedStore
 from benchgraph.store import Answer, Store, Triples
 from server import guard
 
@@ -177,6 +178,8 @@ def run_query(args: argparse.Namespace) -> int:
     bound = named.bind(values)  # a bad parameter is refused before the store is opened
     reads_past = queries.reads_past(named, bound)
     with existing_store(args) as store:
+        if isinstance(store, ServedStore):  # answered in a worker, as /sparql answers
+            store.bounded = True
         try:
             _answer(store, named, values, reads_past, fmt, columns, args.width)
         except SyntaxError as error:

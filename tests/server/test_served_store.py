@@ -199,3 +199,30 @@ def test_an_answer_cut_short_by_a_server_gone_midway_is_a_store_error(tmp_path: 
             ServedStore(str(tmp_path), record, url).query("SELECT * WHERE { ?s ?p ?o }")
     finally:
         server.server_close()
+
+
+# Every triple of the examples store against every other, twice: far longer than any limit.
+ENDLESS = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
+
+
+def test_a_query_through_the_server_runs_in_a_worker_within_its_limits(
+    scratch_store: Path, http: Any
+) -> None:
+    live = http.Live(scratch_store)  # its query time limit: live.TIME_LIMIT seconds
+    try:
+        stopped = run_cli("query", ENDLESS, store=scratch_store)
+        assert stopped.returncode == 2, stopped.stdout + stopped.stderr
+        assert "time limit" in stopped.stderr and "Traceback" not in stopped.stderr, stopped.stderr
+        # The server kept answering, its worker replaced: the owner's and a client's the same.
+        counted = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+        owner = run_cli("query", "--format", "json", counted, store=scratch_store)
+        assert owner.returncode == 0, owner.stderr
+        reply = http.fetch(http.url(live.sparql, query=counted),
+                           Accept="application/sparql-results+json")  # fmt: skip
+        assert reply.status == 200, reply.text
+        assert json.loads(owner.stdout)["results"] == reply.json()["results"]
+        refused = run_cli("query", "SELECT * WHERE { SERVICE <http://127.0.0.1:9/> { ?s ?p ?o } }",
+                          store=scratch_store)  # fmt: skip
+        assert refused.returncode == 2 and "SERVICE" in refused.stderr, refused.stderr
+    finally:
+        assert live.stop() == 0
