@@ -98,7 +98,7 @@ _ARXIV = re.compile(
 def sniff(text: str) -> bool:
     """Return True for a YAML document with a top-level ``Models:`` key and an indented
     ``Results:`` key, every line at its left margin a YAML key, item or comment."""
-    text = text.removeprefix("\ufeff")
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
     if not (_MODELS.search(text) and _RESULTS.search(text)):
         return False
     return all(_YAML_LINE.match(line) for line in text.splitlines())
