@@ -11,7 +11,10 @@ Radar pages apart), a generated corpus of ``--generated-pages`` sota2 and Radar 
 (``bench.generate``, seed 1) for a comparison of like size, and the result files of
 ``../shared/data``: Papers with Code evaluation tables (the largest file, ``eff.json``, alone,
 and its whole folder), Papers with Code API responses, Hugging Face model-index blocks, the
-benchmark-radar score file and its crawled leaderboard CSV.
+benchmark-radar score file and its crawled leaderboard CSV; then the samples of the evaluation
+tools' formats in ``tests/data`` (:data:`SAMPLE_FOLDERS`: Every Eval Ever records,
+lm-evaluation-harness results, MTEB results, a HELM run and OpenMMLab metafiles), each folder a
+row, read where it stands (MTEB, HELM and OpenMMLab files are named by their folders).
 
 For each row it measures:
 
@@ -73,6 +76,9 @@ RESULT_FILES = (
     "benchmark_radar_ktwu01/benchmark_scores.yml",
     "benchmark_radar_ktwu01/llm_stats_benchmark_scores_2026-08-17.head300.csv",
 )
+# The samples of the evaluation tools' formats, under TEST_DATA, each folder a row.
+TEST_DATA = REPO / "tests" / "data"
+SAMPLE_FOLDERS = ("eee-records", "lm-eval", "mteb", "helm", "openmmlab")
 SUMMARY = re.compile(
     r"^(?P<loaded>\d+) loaded, (?P<unchanged>\d+) unchanged.*?, (?P<refused>\d+) refused, "
     r"(?P<unreadable>\d+) unreadable(?:, (?P<skipped>\d+) skipped \(not a page\))?; "
@@ -116,8 +122,11 @@ def _format(data: bytes, path: Path) -> str | None:
         return None
 
 
-def default_sources(seeds: Path, data: Path, generated: Path | None) -> list[Source]:
-    """The rows measured without ``--input``: those of them that exist beside the checkout."""
+def default_sources(
+    seeds: Path, data: Path, generated: Path | None, samples: Path = TEST_DATA
+) -> list[Source]:
+    """The rows measured without ``--input``: those of them that exist beside the checkout,
+    then the folders of ``samples`` named in :data:`SAMPLE_FOLDERS`."""
     sources = []
     if seeds.is_dir():
         sources += [Source(f"{seeds.name}/ ({f} only)", seeds, f) for f in ("sota2", "radar")]
@@ -127,6 +136,9 @@ def default_sources(seeds: Path, data: Path, generated: Path | None) -> list[Sou
         path = data / relative
         if path.exists():
             sources.append(Source(path.name + ("/" if path.is_dir() else ""), path))
+    for name in SAMPLE_FOLDERS:
+        if (samples / name).is_dir():
+            sources.append(Source(f"tests/data/{name}/", samples / name))
     return sources
 
 

@@ -18,6 +18,7 @@ from ingest import (
     lm_eval,
     model_index,
     mteb,
+    openmmlab,
     pwc_api,
     pwc_tables,
     radar,
@@ -39,13 +40,14 @@ PARSERS = (
     lm_eval,
     mteb,
     helm,
+    openmmlab,
 )
 # The formats, as a message names them.
 KNOWN_FORMATS = (
     "a sota2 page, an AI Benchmark Radar page, Papers with Code evaluation tables or API "
     "responses, a Hugging Face model-index block or card, a benchmark-radar score file, a "
     "crawled leaderboard export (CSV), Every Eval Ever records, lm-evaluation-harness results, "
-    "MTEB results, HELM stats.json"
+    "MTEB results, HELM stats.json, an OpenMMLab metafile"
 )
 
 

@@ -24,6 +24,7 @@ SourceFormat = Literal[
     "lm-eval",
     "mteb",
     "helm",
+    "openmmlab",
 ]
 # What reported a number: a paper, a model card (Hugging Face), or another document (a blog
 # post, a leaderboard, a technical report on a web page).
