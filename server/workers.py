@@ -20,6 +20,11 @@ so). That dumps are bounded too is by design: they stream in every format (a Tur
 10,000 pages peaks at 143 MB), far under the default limit (``RELIABILITY.md`` has the
 figures).
 
+A dump may run for the dump time limit, far longer than a query's, but it must keep moving: a
+dump whose worker has used no CPU time and written no byte for a query time limit (a worker
+stopped, or stuck on something that never comes) is stopped, its worker replaced, and the job
+answered 503 then, not at the end of the dump time limit.
+
 While the pool runs it holds the store open for writing (:class:`server.holding.HeldStore`:
 RocksDB's lock, and a record in the store folder with its pid, the URL once the server listens,
 and the secret other commands write with through the server), and the workers read the
@@ -80,6 +85,44 @@ class NotReady(StoreError):
 
 class TimedOut(PoolError):
     status = 504
+
+
+class Stalled(PoolError):
+    """A long job (a dump) whose worker made no progress for the time limit: stopped."""
+
+    status = 503
+
+
+class _Progress:
+    """Whether a worker writing the file ``path`` still moves: its CPU time or the file's size
+    grew since last looked at. A worker stopped (SIGSTOP), or stuck waiting on something that
+    never comes, does neither."""
+
+    def __init__(self, pid: int, path: str) -> None:
+        self.pid = pid
+        self.path = Path(path)
+        self.stalled = False
+        self._seen = self._mark()
+        self._since = time.monotonic()
+
+    def _mark(self) -> tuple[int, int]:
+        try:
+            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            cpu = int(fields[11]) + int(fields[12])  # utime + stime, in clock ticks
+        except (OSError, IndexError, ValueError):
+            cpu = -1  # no /proc, or the process has ended: its end is an answer
+        try:
+            size = self.path.stat().st_size
+        except OSError:
+            size = -1
+        return cpu, size
+
+    def idle(self) -> float:
+        """Seconds since the worker last moved."""
+        now, seen = time.monotonic(), self._mark()
+        if seen != self._seen or seen[0] < 0:
+            self._seen, self._since = seen, now
+        return now - self._since
 
 
 class Crashed(PoolError):
@@ -256,8 +299,14 @@ class WorkerPool:
             with self._guard:
                 worker.location = self._reading
             worker.conn.send((worker.location, job))
-            if not self._wait(worker, limit):
+            watched = _Progress(worker.process.pid, job.path) if isinstance(job, DumpJob) else None
+            if not self._wait(worker, limit, watched):
                 self._replace(worker)
+                if watched is not None and watched.stalled:
+                    raise Stalled(
+                        f"writing the dump made no progress for {self.time_limit:g} s (its "
+                        "query worker stalled) and was stopped; try again shortly"
+                    )
                 if isinstance(job, DumpJob):
                     raise TimedOut(
                         f"writing the dump took longer than the time limit of {limit:g} s and "
@@ -273,19 +322,25 @@ class WorkerPool:
         self._release(worker)
         return reply
 
-    def _wait(self, worker: _Worker, limit: float) -> bool:
+    def _wait(self, worker: _Worker, limit: float, watched: _Progress | None = None) -> bool:
         """Wait up to ``limit`` s for ``worker``'s answer; return False if none came. Meanwhile
-        watch its memory: past the limit, mark it and kill it (its end is then an answer)."""
+        watch its memory: past the limit, mark it and kill it (its end is then an answer).
+        With ``watched`` (a dump's), also give up once it has made no progress for the pool's
+        time limit (``watched.stalled``): a long job must keep moving."""
         deadline = time.monotonic() + limit
         bound = self.memory_limit
+        watching = bound is not None or watched is not None
         while (left := deadline - time.monotonic()) > 0:
-            if worker.conn.poll(left if bound is None else min(left, memory.WATCH_SECONDS)):
+            if worker.conn.poll(min(left, memory.WATCH_SECONDS) if watching else left):
                 return True
             if bound is not None and not worker.over_memory:
                 used = memory.resident(worker.process.pid)
                 if used is not None and used > bound:
                     worker.over_memory = True
                     worker.process.kill()
+            if watched is not None and watched.idle() > self.time_limit:
+                watched.stalled = True
+                return False
         return False
 
     def _stopped(

@@ -21,11 +21,13 @@ processes, asked over loopback), and what must hold through it.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
 import selectors
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -35,7 +37,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from live import TIME_LIMIT, Live, Reply, fetch, query_url
+from live import TIME_LIMIT, Live, Reply, children, fetch, query_url
 from robustness.corpus import Row, new_id, render_sota2
 from support import EXAMPLES, PATIENCE, REPO, build_store, copy_store, run_cli
 
@@ -457,3 +459,27 @@ def test_a_full_disk_is_507_and_the_server_recovers_by_itself(
     said = log.read_text(encoding="utf-8")
     assert code == 0, said
     assert "Traceback" not in said and "has room again" in said, said
+
+
+def test_a_dump_whose_worker_stalls_is_answered_503_within_the_time_limit(
+    tmp_path: Path,
+) -> None:
+    store = copy_store(build_store(tmp_path / "built", EXAMPLES), tmp_path / "store")
+    live = Live(store, "--workers", "1", "--dump-timeout", "600")
+    stopped: list[int] = []
+    try:
+        assert fetch(query_url(live.sparql, query="ASK {}")).status == 200  # workers up
+        stopped = children(live.process.pid)
+        assert stopped
+        for pid in stopped:
+            os.kill(pid, signal.SIGSTOP)  # every worker stalls: none answers, none dies
+        reply = fetch(live.url + "dump.nq", timeout=PATIENCE)
+        assert reply.status == 503, reply.text
+        assert "made no progress" in reply.json()["error"], reply.text
+    finally:
+        for pid in stopped:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+    # The stalled worker was replaced: the server answers, and stops cleanly.
+    assert fetch(query_url(live.sparql, query="ASK {}")).status == 200
+    assert live.stop() == 0
