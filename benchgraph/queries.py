@@ -208,7 +208,8 @@ class NamedQuery:
         return bound
 
 
-Term = NamedNode | Literal
+# What a parameter is bound to: an IRI or a literal.
+Bound = NamedNode | Literal
 
 
 @dataclass(frozen=True)
@@ -266,8 +267,8 @@ _LISTED = 10  # names of a scope's things an error lists at most
 
 # ``lookup(text, bindings)`` runs the internal query ``text`` with ``bindings`` substituted and
 # returns its first column; ``names(text, bindings)`` the same, as the names to suggest from.
-Lookup = Callable[[str, Mapping[str, Term]], list[str]]
-NameSource = Callable[[str, Mapping[str, Term]], Names]
+Lookup = Callable[[str, Mapping[str, Bound]], list[str]]
+NameSource = Callable[[str, Mapping[str, Bound]], Names]
 
 
 def reads_past(named: NamedQuery, bound: Mapping[str, object]) -> bool:
@@ -285,7 +286,7 @@ def resolve(
     lookup: Lookup,
     names: NameSource,
     earlier: Lookup | None = None,
-) -> dict[str, Term]:
+) -> dict[str, Bound]:
     """The terms :meth:`NamedQuery.bind` gives for ``values``, each value of a :data:`LOOKUPS`
     type looked up: a benchmark's name replaced by the IRI it names, every other checked. A
     query that reads the store as it was (:func:`reads_past`) looks a value the store does not
@@ -298,7 +299,7 @@ def resolve(
     if earlier is not None and reads_past(named, bound):
         now = lookup
 
-        def lookup(text: str, bindings: Mapping[str, Term]) -> list[str]:
+        def lookup(text: str, bindings: Mapping[str, Bound]) -> list[str]:
             return now(text, bindings) or list(dict.fromkeys(earlier(text, bindings)))
 
     out = dict(bound)
@@ -307,8 +308,8 @@ def resolve(
     for p in scoped_last:
         kind, term = LOOKUPS[p.type], bound[p.name]
         scope = next((q for q in named.params if q.type == kind.scope and q.name in out), None)
-        scoped: dict[str, Term] = {kind.scope: out[scope.name]} if scope and kind.scope else {}
-        typed: dict[str, Term] = {"type": NamedNode(kind.type)} if kind.type else {}
+        scoped: dict[str, Bound] = {kind.scope: out[scope.name]} if scope and kind.scope else {}
+        typed: dict[str, Bound] = {"type": NamedNode(kind.type)} if kind.type else {}
         query = kind.named if isinstance(term, Literal) and kind.named else kind.iri
         found = lookup(internal(query), {"name": term, **typed, **scoped})
         if not found:

@@ -1,7 +1,7 @@
 """A remote store: any SPARQL 1.1 server, through the SPARQL 1.1 Protocol.
 
 Queries go to the query endpoint, writes to the update endpoint as SPARQL 1.1 Update, both sent
-by :class:`benchgraph.protocol.Client` (with the credentials, as the server asks); a graph is
+by :class:`benchgraph.sparql_client.Client` (with the credentials, as the server asks); a graph is
 read from the Graph Store endpoint when there is one (else with a CONSTRUCT).
 
 Where the merged view lives depends on the server, and is read from it:
@@ -22,8 +22,8 @@ graph and looked for in the default graph) at the first write into an empty stor
 
 The guarantees are the embedded store's:
 
-- A page's graphs are replaced in one update request (the view's withdrawal, ``DROP SILENT
-  GRAPH`` + ``INSERT DATA``), which a SPARQL server runs as one transaction.
+- A page's graphs are replaced in one update request (its statements out of the view, ``DROP
+  SILENT GRAPH`` + ``INSERT DATA``), which a SPARQL server runs as one transaction.
 - A page whose update would exceed ``store_request_bytes`` is sent in bounded requests into a
   staging graph, then moved into place by one last request, so it is still replaced at once.
   A writer that stops mid-way leaves a staging graph (``urn:benchgraph:staging:…``), never a
@@ -52,7 +52,7 @@ import pyoxigraph as ox
 
 from benchgraph import credentials, export, graphs, lexical, queries, settings
 from benchgraph.credentials import Credentials
-from benchgraph.protocol import Client, StoreTimeout
+from benchgraph.sparql_client import Client, StoreTimeout
 from benchgraph.sparqltext import keywords, query_form, substitute
 from benchgraph.store import (
     Answer,
@@ -66,11 +66,11 @@ from benchgraph.store import (
     data,
     in_view,
     insertion,
+    out_of_view,
     present,
     replacement,
     statement,
     upgrade_notice,
-    withdrawal,
 )
 
 __all__ = ["Endpoints", "RemoteStore", "StoreTimeout"]
@@ -351,7 +351,7 @@ class RemoteStore(Store):
                 ]
             for graph, stage in staging.items():
                 if graphs.is_page(graph):
-                    moves.append(withdrawal(graph, self.view, unless_gone=stage))
+                    moves.append(out_of_view(graph, self.view, unless_gone=stage))
                 moves += [
                     f"DELETE {{ GRAPH <{graph}> {{ ?s ?p ?o }} }} WHERE {{ GRAPH <{graph}> "
                     f"{{ ?s ?p ?o }} FILTER EXISTS {{ GRAPH <{stage}> {{ ?a ?b ?c }} }} }}",

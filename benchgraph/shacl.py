@@ -53,7 +53,8 @@ _SUBCLASS = ox.NamedNode(str(RDFS.subClassOf))
 _RESULT = ox.NamedNode(str(SH.ValidationResult))
 _REPORT = ox.NamedNode(str(SH.ValidationReport))
 
-Term = ox.NamedNode | ox.BlankNode | ox.Literal
+# A node of the data graph, as pyoxigraph holds it.
+DataNode = ox.NamedNode | ox.BlankNode | ox.Literal
 
 
 class Unsupported(Exception):
@@ -73,10 +74,10 @@ class Page:
 
     def __init__(self, triples: Iterable[ox.Triple]) -> None:
         self.triples = triples if isinstance(triples, list) else list(triples)
-        out: dict[Term, dict[ox.NamedNode, dict[Term, None]]] = {}
-        by_class: dict[Term, dict[Term, None]] = {}
-        by_predicate: dict[ox.NamedNode, dict[Term, None]] = {}
-        literals: set[tuple[Term, ox.NamedNode, ox.Literal]] = set()
+        out: dict[DataNode, dict[ox.NamedNode, dict[DataNode, None]]] = {}
+        by_class: dict[DataNode, dict[DataNode, None]] = {}
+        by_predicate: dict[ox.NamedNode, dict[DataNode, None]] = {}
+        literals: set[tuple[DataNode, ox.NamedNode, ox.Literal]] = set()
         for t in self.triples:
             s, p, o = t.subject, t.predicate, t.object
             if isinstance(s, ox.Triple) or isinstance(o, ox.Triple):
@@ -108,12 +109,12 @@ class Page:
         self._store: ox.Store | None = None
 
     @staticmethod
-    def _check_literals(literals: set[tuple[Term, ox.NamedNode, ox.Literal]]) -> None:
+    def _check_literals(literals: set[tuple[DataNode, ox.NamedNode, ox.Literal]]) -> None:
         """Raise Unsure where rdflib would read the page's literals otherwise than as terms. A
         date or time rdflib writes in another form (``…15.780Z`` as ``…15.780000+00:00``) keeps
         its value, which is all the compiled checks read; two such values of one property that
         rdflib would merge, or any other literal it rewrites, are not safe."""
-        seen: set[tuple[Term, ox.NamedNode, str]] = set()
+        seen: set[tuple[DataNode, ox.NamedNode, str]] = set()
         for s, p, literal in literals:
             text = _reading(literal)
             if text is None:
@@ -124,11 +125,11 @@ class Page:
                 raise Unsure(f"two values rdflib reads as one: {literal}")
             seen.add((s, p, text))
 
-    def values(self, node: Term, path: Sequence[ox.NamedNode]) -> list[Term]:
+    def values(self, node: DataNode, path: Sequence[ox.NamedNode]) -> list[DataNode]:
         """The distinct values of ``path`` from ``node`` (the node itself for the empty path)."""
-        nodes: dict[Term, None] = {node: None}
+        nodes: dict[DataNode, None] = {node: None}
         for predicate in path:
-            step: dict[Term, None] = {}
+            step: dict[DataNode, None] = {}
             for n in nodes:
                 found = self.out.get(n)
                 if found is not None:
@@ -136,7 +137,7 @@ class Page:
             nodes = step
         return list(nodes)
 
-    def has_type(self, node: Term, cls: Term) -> bool:
+    def has_type(self, node: DataNode, cls: DataNode) -> bool:
         return node in self.by_class.get(cls, {})
 
     def store(self) -> ox.Store:
@@ -178,7 +179,7 @@ def _same_reading(literal: ox.Literal) -> None:
         raise Unsure(f"a literal rdflib writes otherwise: {literal}")
 
 
-def _python_value(term: Term) -> object:
+def _python_value(term: DataNode) -> object:
     """The Python value pyshacl compares: rdflib's value of a literal (None if it has none)."""
     if not isinstance(term, ox.Literal):
         return None
@@ -187,7 +188,7 @@ def _python_value(term: Term) -> object:
     return _rdflib_literal(term.value, term.datatype.value).value
 
 
-def _number(term: Term) -> Decimal | int | float:
+def _number(term: DataNode) -> Decimal | int | float:
     value = _python_value(term)
     if isinstance(value, bool) or not isinstance(value, (int, Decimal, float)):
         raise Unsure(f"a comparison of a value that is not a number: {term}")
@@ -197,7 +198,7 @@ def _number(term: Term) -> Decimal | int | float:
 # ---------------------------------------------------------------------------------------------
 # Constraints: each gives the value nodes in violation (None: a result without sh:value)
 
-Check = Callable[[Page, Term, list[Term]], list[Term | None]]
+Check = Callable[[Page, DataNode, list[DataNode]], list[DataNode | None]]
 
 
 @dataclass(frozen=True)
@@ -216,8 +217,8 @@ def _max_count(n: int) -> Check:
 
 
 def _datatype(datatype: str) -> Check:
-    def check(page: Page, focus: Term, values: list[Term]) -> list[Term | None]:
-        bad: list[Term | None] = []
+    def check(page: Page, focus: DataNode, values: list[DataNode]) -> list[DataNode | None]:
+        bad: list[DataNode | None] = []
         for v in values:
             if not isinstance(v, ox.Literal):
                 bad.append(v)
@@ -274,7 +275,7 @@ def _node_kind(kind: str) -> Check:
 def _pattern(pattern: str) -> Check:
     regex = re.compile(pattern)
 
-    def check(page: Page, focus: Term, values: list[Term]) -> list[Term | None]:
+    def check(page: Page, focus: DataNode, values: list[DataNode]) -> list[DataNode | None]:
         return [v for v in values if isinstance(v, ox.BlankNode) or not regex.search(_text(v))]
 
     return check
@@ -289,7 +290,7 @@ def _text(term: ox.NamedNode | ox.Literal) -> str:
 
 
 def _min_length(n: int) -> Check:
-    def check(page: Page, focus: Term, values: list[Term]) -> list[Term | None]:
+    def check(page: Page, focus: DataNode, values: list[DataNode]) -> list[DataNode | None]:
         if n == 0:
             return []
         return [v for v in values if isinstance(v, ox.BlankNode) or len(_text(v)) < n]
@@ -298,32 +299,32 @@ def _min_length(n: int) -> Check:
 
 
 def _class(cls: ox.NamedNode) -> Check:
-    def check(page: Page, focus: Term, values: list[Term]) -> list[Term | None]:
+    def check(page: Page, focus: DataNode, values: list[DataNode]) -> list[DataNode | None]:
         return [v for v in values if isinstance(v, ox.Literal) or not page.has_type(v, cls)]
 
     return check
 
 
-def _in(members: frozenset[Term]) -> Check:
+def _in(members: frozenset[DataNode]) -> Check:
     return lambda page, focus, values: [v for v in values if v not in members]
 
 
 def _equals(predicate: ox.NamedNode) -> Check:
-    def check(page: Page, focus: Term, values: list[Term]) -> list[Term | None]:
+    def check(page: Page, focus: DataNode, values: list[DataNode]) -> list[DataNode | None]:
         others = page.values(focus, (predicate,))
         if any(isinstance(v, ox.Literal) for v in (*values, *others)):
             raise Unsure("sh:equals over literals")  # rdflib compares some literals by value
         mine, theirs = set(values), set(others)
-        bad: list[Term | None] = [v for v in values if v not in theirs]
+        bad: list[DataNode | None] = [v for v in values if v not in theirs]
         return bad + [v for v in others if v not in mine]
 
     return check
 
 
 def _less_than_or_equals(predicate: ox.NamedNode) -> Check:
-    def check(page: Page, focus: Term, values: list[Term]) -> list[Term | None]:
+    def check(page: Page, focus: DataNode, values: list[DataNode]) -> list[DataNode | None]:
         others = page.values(focus, (predicate,))
-        bad: list[Term | None] = []
+        bad: list[DataNode | None] = []
         for v in values:
             for other in others:  # pyshacl: one result per failed pair
                 if not _number(v) <= _number(other):
@@ -341,21 +342,21 @@ _RANGES: dict[str, Callable[[object, object], bool]] = {
 }
 
 
-def _range(component: str, bound: Term) -> Check:
+def _range(component: str, bound: DataNode) -> Check:
     try:
         limit = _number(bound)
     except Unsure:
         raise Unsupported(f"sh:{component[0].lower()}{component[1:]} {bound}") from None
     holds = _RANGES[component]
 
-    def check(page: Page, focus: Term, values: list[Term]) -> list[Term | None]:
+    def check(page: Page, focus: DataNode, values: list[DataNode]) -> list[DataNode | None]:
         return [v for v in values if not holds(_number(v), limit)]
 
     return check
 
 
 def _or(members: list[Shape]) -> Check:
-    def check(page: Page, focus: Term, values: list[Term]) -> list[Term | None]:
+    def check(page: Page, focus: DataNode, values: list[DataNode]) -> list[DataNode | None]:
         return [v for v in values if not any(m.conforms(page, v) for m in members)]
 
     return check
@@ -366,17 +367,17 @@ def _sparql(query: str) -> Check:
         raise Unsupported("sh:sparql without $this, or with another pre-bound variable")
     this = ox.Variable("this")
 
-    def check(page: Page, focus: Term, values: list[Term]) -> list[Term | None]:
+    def check(page: Page, focus: DataNode, values: list[DataNode]) -> list[DataNode | None]:
         answer = page.store().query(query, substitutions={this: focus})
         if not isinstance(answer, ox.QuerySolutions):
             raise Unsupported("sh:sparql that is not a SELECT")
         names = [v.value for v in answer.variables]
         if "failure" in names or "path" in names:
             raise Unsupported("sh:sparql with ?failure or ?path")
-        rows: dict[tuple[Term | None, ...], None] = {}
+        rows: dict[tuple[DataNode | None, ...], None] = {}
         for row in answer:
             rows[tuple(row[n] for n in names)] = None
-        bad: list[Term | None] = []
+        bad: list[DataNode | None] = []
         for row_values in rows:
             row_map = dict(zip(names, row_values, strict=True))
             if row_map.get("this") not in (None, focus):
@@ -408,22 +409,22 @@ class Shape:
     severity: str = "Violation"
     messages: tuple[rdflib.Literal, ...] = ()
 
-    def focus_nodes(self, page: Page) -> list[Term]:
-        found: dict[Term, None] = {}
+    def focus_nodes(self, page: Page) -> list[DataNode]:
+        found: dict[DataNode, None] = {}
         for cls in self.target_classes:
             found.update(page.by_class.get(cls, {}))
         for predicate in self.target_subjects_of:
             found.update(page.by_predicate.get(predicate, {}))
         return list(found)
 
-    def value_nodes(self, page: Page, focus: Term) -> list[Term]:
+    def value_nodes(self, page: Page, focus: DataNode) -> list[DataNode]:
         return [focus] if self.path is None else page.values(focus, self.path)
 
-    def conforms(self, page: Page, focus: Term) -> bool:
+    def conforms(self, page: Page, focus: DataNode) -> bool:
         values = self.value_nodes(page, focus)
         return not any(c.check(page, focus, values) for c in self.constraints)
 
-    def results(self, page: Page) -> Iterable[tuple[Constraint, Term, Term | None]]:
+    def results(self, page: Page) -> Iterable[tuple[Constraint, DataNode, DataNode | None]]:
         for focus in self.focus_nodes(page):
             values = self.value_nodes(page, focus)
             for constraint in self.constraints:
@@ -593,8 +594,8 @@ class CompiledShapes:
         report: ox.BlankNode,
         shape: Shape,
         constraint: Constraint,
-        focus: Term,
-        value: Term | None,
+        focus: DataNode,
+        value: DataNode | None,
         copied: set[Node],
     ) -> list[ox.Triple]:
         if isinstance(focus, ox.BlankNode) or isinstance(value, ox.BlankNode):
@@ -627,7 +628,7 @@ class CompiledShapes:
             triples.append(ox.Triple(node, _MESSAGE, term))
         return triples
 
-    def _node(self, node: Node, copied: set[Node], triples: list[ox.Triple]) -> Term:
+    def _node(self, node: Node, copied: set[Node], triples: list[ox.Triple]) -> DataNode:
         """A shapes-graph node in the report: an IRI as it is, a path list with its triples
         (copied once per report, under the same blank node label, as pyshacl does)."""
         if not isinstance(node, BNode):

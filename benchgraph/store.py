@@ -37,10 +37,9 @@ import pyoxigraph as ox
 
 from benchgraph import export, graphs, holder, queries
 from benchgraph import vocab as V
-from benchgraph.sparqltext import substitute
+from benchgraph.sparqltext import Term, substitute
 from benchgraph.suggest import Names
 
-Term = ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple
 Notify = Callable[[str], None]
 
 # The files RocksDB keeps a store's data in, and the layout file (EmbeddedStore.LAYOUT_FILE):
@@ -252,7 +251,7 @@ def in_view(body: str, view: str | None) -> str:
     return body if view is None else f"GRAPH <{view}> {{\n{body}\n}}"
 
 
-def withdrawal(graph: str, view: str | None, *, unless_gone: str | None = None) -> str:
+def out_of_view(graph: str, view: str | None, *, unless_gone: str | None = None) -> str:
     """The update that takes out of the view every statement of ``graph`` that no other page
     graph states. With ``unless_gone``, it does nothing once the graph ``unless_gone`` is empty
     (a staged write's last request, safe to repeat)."""
@@ -348,7 +347,7 @@ def replacement(
     statements ``change`` adds (and without those it deletes). Blank node labels are scoped
     to the operation, so each must be unique per graph."""
     operations = copies(change.kept) if change else []
-    operations += [withdrawal(graph, view) for graph in lines if graphs.is_page(graph)]
+    operations += [out_of_view(graph, view) for graph in lines if graphs.is_page(graph)]
     operations += [f"DROP SILENT GRAPH <{graph}>" for graph in lines]
     if change is not None:
         operations += data(
@@ -366,7 +365,7 @@ def removal(graph: str, view: str | None) -> str:
     """The update that removes the named graph ``graph`` (and its statements from the view,
     but those another page states)."""
     drop = f"DROP SILENT GRAPH <{graph}>"
-    return f"{withdrawal(graph, view)} ;\n{drop}" if graphs.is_page(graph) else drop
+    return f"{out_of_view(graph, view)} ;\n{drop}" if graphs.is_page(graph) else drop
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from flask import Response, render_template, request
 
 from benchgraph import media
 from server import labels
-from server.engine import Answer
+from server.engine import Answered
 
 
 def cell(term: dict[str, object] | None, named: dict[str, labels.Name]) -> dict[str, str]:
@@ -35,7 +35,7 @@ def cell(term: dict[str, object] | None, named: dict[str, labels.Name]) -> dict[
     return {"text": value, "lang": str(term.get("xml:lang", ""))}
 
 
-def table(answer: Answer) -> tuple[list[str], list[list[dict[str, str]]]]:
+def table(answer: Answered) -> tuple[list[str], list[list[dict[str, str]]]]:
     """Column names and cells of an answer serialised as SPARQL JSON, its IRIs named by
     :func:`server.labels.names` (labels, linked to their pages).
 
@@ -66,7 +66,7 @@ def alternatives() -> list[tuple[str, str]]:
     return links
 
 
-def respond(answer: Answer, page: bool = False, title: str = "", **context: object) -> Response:
+def respond(answer: Answered, page: bool = False, title: str = "", **context: object) -> Response:
     """The response for ``answer``: its body as serialised, or (``page``) an HTML table of it
     (the answer must then be SPARQL JSON)."""
     if page:

@@ -24,7 +24,7 @@ from benchgraph.queries import NamedQuery
 from benchgraph.store import is_remote
 from benchgraph.suggest import Names
 from server.cache import CACHE_ENTRIES, Cache
-from server.engine import VALUES, Answer, DumpJob, Failure, Job, Term
+from server.engine import VALUES, Answered, DumpJob, Failure, Job, Term
 from server.errors import ApiError
 from server.remote_pool import RemotePool
 from server.workers import PoolError, WorkerPool
@@ -72,10 +72,10 @@ class Backend:
         """The base of the resource IRIs ``/id/...`` answers for, ending in a slash."""
         return str(self.config["id_base"]).rstrip("/") + "/"
 
-    def run(self, job: Job | DumpJob, time_limit: float | None = None) -> Answer:
+    def run(self, job: Job | DumpJob, time_limit: float | None = None) -> Answered:
         """Run ``job``; return its answer or raise ApiError with the status to answer."""
         reply = self.pool.run(job, time_limit)
-        if isinstance(reply, Answer):
+        if isinstance(reply, Answered):
             return reply
         raise failure_error(reply, job if isinstance(job, Job) else None)
 
@@ -163,7 +163,7 @@ def _key(bindings: Mapping[str, Term]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((k, str(v)) for k, v in bindings.items()))
 
 
-def _first_column(answer: Answer) -> list[str]:
+def _first_column(answer: Answered) -> list[str]:
     """The first column of an answer in the format VALUES."""
     assert answer.values is not None
     return answer.values.column()

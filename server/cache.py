@@ -7,7 +7,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Hashable
 
-from server.engine import Answer
+from server.engine import Answered
 
 CACHE_ENTRIES = 256
 CACHE_ENTRY_BYTES = 4 * 1024 * 1024
@@ -29,12 +29,12 @@ class Cache:
         self.entries = entries
         self.pins = pins
         self.pinned_bytes = pinned_bytes
-        self._items: OrderedDict[Hashable, Answer] = OrderedDict()
-        self._pinned: dict[Hashable, Answer] = {}
+        self._items: OrderedDict[Hashable, Answered] = OrderedDict()
+        self._pinned: dict[Hashable, Answered] = {}
         self._pinned_generation = ""
         self._lock = threading.Lock()
 
-    def get(self, key: Hashable) -> Answer | None:
+    def get(self, key: Hashable) -> Answered | None:
         """The answer kept under ``key`` (pinned or not), or None."""
         with self._lock:
             found = self._pinned.get(key)
@@ -45,7 +45,7 @@ class Cache:
                 self._items.move_to_end(key)
             return found
 
-    def put(self, key: Hashable, answer: Answer) -> None:
+    def put(self, key: Hashable, answer: Answered) -> None:
         """Keep ``answer`` under ``key``, evicting the least recently used past ``entries``."""
         if answer.size > CACHE_ENTRY_BYTES:
             return
@@ -55,7 +55,7 @@ class Cache:
             while len(self._items) > self.entries:
                 self._items.popitem(last=False)
 
-    def pin(self, generation: str, key: Hashable, answer: Answer) -> bool:
+    def pin(self, generation: str, key: Hashable, answer: Answered) -> bool:
         """Keep ``answer`` under ``(generation, key)`` until answers of another generation are
         pinned (which drops these); return whether it is kept (not past ``pins`` answers of
         one generation, nor past ``pinned_bytes`` of them together)."""

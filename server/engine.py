@@ -1,7 +1,7 @@
 """The inside of a query worker process: open the store read-only, run jobs, send answers.
 
 A worker is started by :class:`server.workers.WorkerPool` and talks to it over a socket pair: it
-sends ``("ready", graph names)`` (or ``("failed", message)``) once, then one :class:`Answer` or
+sends ``("ready", graph names)`` (or ``("failed", message)``) once, then one :class:`Answered` or
 :class:`Failure` per :class:`Job` or :class:`DumpJob` (a dump is written to a file, not sent).
 Everything a job costs — evaluation and serialisation — happens here, so the pool can stop it by
 killing the process. This module imports nothing of Flask.
@@ -29,14 +29,13 @@ import pyoxigraph as ox
 from benchgraph import asof, export
 from benchgraph import vocab as V
 from benchgraph.media import GRAPH_FORMATS, QUAD_FORMATS, RESULTS_FORMATS
+from benchgraph.sparqltext import Term
 from benchgraph.store import EmbeddedStore, Store, StoreError, Triples
 from server import guard, memory, results, sandbox
 
 # Deeply nested expressions recurse deeply in the engine's parser and evaluator: queries run on
 # a thread with a large stack (address space, mostly never touched).
 STACK_BYTES = 512 * 1024 * 1024
-
-Term = ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple
 
 
 @dataclass(frozen=True)
@@ -97,7 +96,11 @@ class Values:
 
 
 @dataclass(frozen=True)
-class Answer:
+class Answered:
+    """What a worker answered a job, as sent back to the server: the answer written in its
+    format (or, in the format VALUES, its rows as text), with its size. Not the engine's answer
+    (:data:`benchgraph.store.Answer`), which never leaves the worker."""
+
     kind: Literal["solutions", "boolean", "triples"]
     format: str  # media key, or VALUES
     body: bytes  # empty in the format VALUES
@@ -132,7 +135,7 @@ def _text(term: Term) -> str:
     return str(term) if isinstance(term, ox.Triple) else term.value
 
 
-def _solutions(answer: ox.QuerySolutions, job: Job, fmt: str) -> Answer:
+def _solutions(answer: ox.QuerySolutions, job: Job, fmt: str) -> Answered:
     """The first ``max_rows`` solutions of ``answer``, read once, written in ``fmt`` (or kept
     as :class:`Values`)."""
     names = [v.value for v in answer.variables]
@@ -143,19 +146,21 @@ def _solutions(answer: ox.QuerySolutions, job: Job, fmt: str) -> Answer:
         kept = tuple(
             {n: _text(t) for n, t in zip(names, row, strict=True) if t is not None} for row in rows
         )
-        return Answer("solutions", fmt, b"", len(rows), truncated, Values(tuple(names), kept))
-    return Answer("solutions", fmt, results.write(fmt, names, rows), len(rows), truncated)
+        return Answered("solutions", fmt, b"", len(rows), truncated, Values(tuple(names), kept))
+    return Answered("solutions", fmt, results.write(fmt, names, rows), len(rows), truncated)
 
 
-def _boolean(answer: ox.QueryBoolean, fmt: str) -> Answer:
+def _boolean(answer: ox.QueryBoolean, fmt: str) -> Answered:
     """An ASK answer written in ``fmt`` (or kept as :class:`Values`)."""
     if fmt == VALUES:
         values = Values(("boolean",), ({"boolean": "true" if answer else "false"},))
-        return Answer("boolean", fmt, b"", 1, False, values)
-    return Answer("boolean", fmt, _written(answer.serialize(format=RESULTS_FORMATS[fmt])), 1, False)
+        return Answered("boolean", fmt, b"", 1, False, values)
+    return Answered(
+        "boolean", fmt, _written(answer.serialize(format=RESULTS_FORMATS[fmt])), 1, False
+    )
 
 
-def _triples(triples: Iterable[ox.Triple], job: Job, fmt: str) -> Answer:
+def _triples(triples: Iterable[ox.Triple], job: Job, fmt: str) -> Answered:
     kept = list(islice(triples, job.max_rows + 1))
     truncated = len(kept) > job.max_rows
     kept = kept[: job.max_rows]
@@ -163,10 +168,10 @@ def _triples(triples: Iterable[ox.Triple], job: Job, fmt: str) -> Answer:
     if fmt in QUAD_FORMATS:
         items = [ox.Quad(t.subject, t.predicate, t.object, ox.DefaultGraph()) for t in kept]
     body = _written(ox.serialize(items, format=GRAPH_FORMATS[fmt], prefixes=V.PREFIXES))
-    return Answer("triples", fmt, body, len(kept), truncated)
+    return Answered("triples", fmt, body, len(kept), truncated)
 
 
-def execute(store: Store, job: Job) -> Answer | Failure:
+def execute(store: Store, job: Job) -> Answered | Failure:
     """Run ``job`` on ``store`` and serialise its answer in the format asked for.
 
     A remote store's StoreError (unreachable, timed out) is not a Failure: it propagates."""
@@ -220,14 +225,14 @@ def _refused(store: Store, job: Job) -> Failure | None:
     return None
 
 
-def dump(store: Store, job: DumpJob) -> Answer | Failure:
+def dump(store: Store, job: DumpJob) -> Answered | Failure:
     """Write the dump ``job`` asks for; the answer's body is empty (the dump is in the file)."""
     try:
         with open(job.path, "wb") as output:
             export.write(store, job.format, output, job.history)
     except (OSError, ValueError) as error:
         return Failure("store", f"cannot write the dump: {error}")
-    return Answer("triples", job.format, b"", 0, False)
+    return Answered("triples", job.format, b"", 0, False)
 
 
 def _serve(conn: Connection, location: str) -> None:

@@ -26,7 +26,7 @@ from benchgraph import vocab as V
 from server import void
 from server.answers import respond
 from server.backend import Backend, current
-from server.engine import VALUES, Answer, Job
+from server.engine import VALUES, Answered, Job
 from server.errors import ApiError
 
 blueprint = Blueprint("linked", __name__)
@@ -47,7 +47,7 @@ def _graph_format(path: str | None, with_page: bool) -> tuple[media.MediaType, s
     return chosen, path
 
 
-def _cached(backend: Backend, key: Hashable, job: Job) -> Answer:
+def _cached(backend: Backend, key: Hashable, job: Job) -> Answered:
     backend.pool.start()
     full = (backend.pool.generation.tag, *key) if isinstance(key, tuple) else key
     answer = backend.cache.get(full)

@@ -25,7 +25,7 @@ from benchgraph import queries
 from benchgraph.remote import RemoteStore, StoreTimeout
 from benchgraph.store import StoreError
 from server import engine
-from server.engine import Answer, DumpJob, Failure, Job
+from server.engine import Answered, DumpJob, Failure, Job
 from server.generation import Generation
 from server.workers import Busy, PoolError, TimedOut
 
@@ -76,7 +76,7 @@ class RemotePool:
                 raise Unreachable(str(error)) from None
             self._read_at = time.monotonic()
 
-    def run(self, job: Job | DumpJob, time_limit: float | None = None) -> Answer | Failure:
+    def run(self, job: Job | DumpJob, time_limit: float | None = None) -> Answered | Failure:
         """Run ``job`` on the server; raise Busy, TimedOut or Unreachable as the pool would."""
         limit = self.time_limit if time_limit is None else time_limit
         self.start()

@@ -22,8 +22,8 @@ import pyoxigraph as ox
 
 from benchgraph import vocab as V
 from benchgraph.media import csv_cell
+from benchgraph.sparqltext import Term
 
-Term = ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple
 Row = Sequence[Term | None]  # one term (None: unbound) per variable, in the answer's order
 
 _STRING = V.XSD + "string"

@@ -29,7 +29,7 @@ from benchgraph.prefixes import PREDECLARED, prepare
 from server import description, guard
 from server.answers import respond
 from server.backend import Backend, current
-from server.engine import Answer, Job
+from server.engine import Answered, Job
 from server.errors import ApiError
 
 blueprint = Blueprint("sparql", __name__)
@@ -157,7 +157,7 @@ def evaluate(
     params: Protocol,
     results: media.MediaType | None,
     graph: media.MediaType | None,
-) -> Answer:
+) -> Answered:
     """Check ``params.query`` (read-only, no SERVICE, graphs of the store only: the guard,
     :mod:`server.guard`, whose parser reads it in the worker) and run it as it is, with the
     predeclared prefixes it does not declare itself (:mod:`benchgraph.prefixes`).

@@ -54,7 +54,7 @@ from pathlib import Path
 from benchgraph import holder
 from benchgraph.store import StoreError
 from server import memory
-from server.engine import Answer, DumpJob, Failure, Job
+from server.engine import Answered, DumpJob, Failure, Job
 from server.generation import Generation
 from server.holding import HeldStore
 
@@ -267,7 +267,7 @@ class WorkerPool:
             self._started = True
             self._changed.notify_all()
 
-    def run(self, job: Job | DumpJob, time_limit: float | None = None) -> Answer | Failure:
+    def run(self, job: Job | DumpJob, time_limit: float | None = None) -> Answered | Failure:
         """Run ``job`` on a free worker and return what it answered; ``time_limit`` (seconds)
         replaces the pool's for this job.
 
@@ -316,7 +316,7 @@ class WorkerPool:
                     f"the query ran longer than the time limit of {limit:g} s and was "
                     "stopped; narrow it (more specific patterns, a LIMIT) and try again"
                 )
-            reply: Answer | Failure = worker.conn.recv()
+            reply: Answered | Failure = worker.conn.recv()
         except (EOFError, OSError, StoreError) as error:
             raise self._stopped(worker, job, error, limit) from None
         self._release(worker)

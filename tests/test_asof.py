@@ -15,8 +15,8 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
-from live import Live
 from support import EXAMPLES, run_cli
+from support.live import Live
 from test_history import (
     ADDED,
     LAION,

@@ -18,8 +18,8 @@ import feedparser
 import pytest
 import rnc2rng
 import test_asof
-from live import Live
 from lxml import etree
+from support.live import Live
 from test_asof import BENCHMARK, answer
 from test_history import ADDED, PEZ, PRISM, STEPS, ingest
 

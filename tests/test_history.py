@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
-from live import Live
 from support import EXAMPLES, PATIENCE, run_cli
+from support.live import Live
 
 from benchgraph import graphs, iris
 from benchgraph import vocab as V

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from live import Live
 from support import PATIENCE, REPO, doc, manual, run_cli
+from support.live import Live
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 SERVING = doc("serving.md")  # the curator's loop and the write API

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from live import Live
 from support import EXAMPLES, build_store, copy_store
+from support.live import Live
 
 
 @pytest.fixture(scope="session")

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
-from linked_support import page_union_graph, parse, raw_get
-from live import Live, fetch
 from rdflib.compare import isomorphic
 from support import run_cli
+from support.linked import page_union_graph, parse, raw_get
+from support.live import Live, fetch
 
 from benchgraph import graphs
 

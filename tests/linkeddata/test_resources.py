@@ -7,10 +7,10 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 import rdflib
-from linked_support import parse, raw_get
-from live import Live, fetch
 from rdflib.compare import isomorphic
 from support import copy_store
+from support.linked import parse, raw_get
+from support.live import Live, fetch
 
 from benchgraph import vocab as V
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 import rdflib
-from linked_support import parse
-from live import Live, fetch
 from rdflib.compare import isomorphic
 from support import copy_store
+from support.linked import parse
+from support.live import Live, fetch
 
 from benchgraph import graphs, settings
 from benchgraph import vocab as V

@@ -31,10 +31,10 @@ from typing import Any
 
 import pyoxigraph as ox
 import pytest
-from live import Live, fetch
 from robustness.corpus import Row, new_id, render_sota2
 from robustness.fuzz_settings import LONG
 from support import run_cli
+from support.live import Live, fetch
 
 from benchgraph import graphs, iris
 from benchgraph import vocab as V

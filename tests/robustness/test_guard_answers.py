@@ -17,8 +17,8 @@ import pyoxigraph as ox
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from live import Live, fetch, query_url
 from support import await_holding, copy_store, run_cli
+from support.live import Live, fetch, query_url
 
 from benchgraph import holder
 from benchgraph import vocab as V

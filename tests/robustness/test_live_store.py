@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from live import Live, children, fetch, running
 from robustness.corpus import Row, new_id, render_sota2
 from support import PATIENCE, REPO, run_cli
+from support.live import Live, children, fetch, running
 
 from benchgraph import holder
 from benchgraph.queries import load

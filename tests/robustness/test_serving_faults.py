@@ -37,9 +37,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from live import TIME_LIMIT, Live, Reply, children, fetch, query_url
 from robustness.corpus import Row, new_id, render_sota2
 from support import EXAMPLES, PATIENCE, REPO, build_store, copy_store, run_cli
+from support.live import TIME_LIMIT, Live, Reply, children, fetch, query_url
 
 from bench.launch import SERVING, Server
 from benchgraph import graphs, holder

@@ -18,9 +18,9 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from live import TIME_LIMIT as LIVE_TIME_LIMIT
-from live import Live
 from support import EXAMPLES, REPO, build_store
+from support.live import TIME_LIMIT as LIVE_TIME_LIMIT
+from support.live import Live
 
 CLIENTS, SLOW, SECONDS, WORKERS = 8, 2, 10.0, 2
 # The share of fast requests that may be shed (503/504). The dedicated run (`python -m

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from live import Live, Reply, fetch, query_url
 from support import EXAMPLES, build_store, copy_store
+from support.live import Live, Reply, fetch, query_url
 
 from server.app import create_app
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from html_support import parse
 from support import doc, manual
+from support.html import parse
 from werkzeug.datastructures import MIMEAccept
 
 from benchgraph import media, queries, settings

@@ -21,7 +21,7 @@ from support import PATIENCE, REPO
 
 from benchgraph import holder
 from server import memory
-from server.engine import Answer, Job
+from server.engine import Answered, Job
 from server.workers import Crashed, MemoryExceeded, PoolError, WorkerPool
 
 # Every triple with every pair of triples, sorted: over the examples' thousand quads, far more
@@ -146,7 +146,7 @@ def test_the_backstop_stops_what_the_watch_does_not_see(
         pool.run(Job(HUNGRY, "json", None, 10))
     assert stopped.value.status == 503 and "more memory" in str(stopped.value)
     reply = pool.run(Job("ASK { ?s ?p ?o }", "json", None, 10))
-    assert isinstance(reply, Answer) and b"true" in reply.body
+    assert isinstance(reply, Answered) and b"true" in reply.body
 
 
 def test_a_query_that_crashes_its_worker_is_still_a_crash(scratch_store: Path) -> None:
@@ -161,7 +161,7 @@ def test_a_query_that_crashes_its_worker_is_still_a_crash(scratch_store: Path) -
     finally:
         pool.close()
     assert isinstance(stopped.value, Crashed) and stopped.value.status == 400
-    assert isinstance(reply, Answer)
+    assert isinstance(reply, Answered)
 
 
 def test_a_memory_error_in_a_worker_thread_ends_it_with_the_memory_status() -> None:

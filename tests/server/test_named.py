@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 import rdflib
-from html_support import parse
 from support import REPO, Index
+from support.html import parse
 
 from benchgraph import queries
 from benchgraph import vocab as V

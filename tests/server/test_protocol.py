@@ -13,7 +13,6 @@ from typing import Any
 import pyoxigraph as ox
 import pytest
 import rdflib
-from html_support import parse
 from rdflib.compare import isomorphic
 from SPARQLWrapper import (
     CSV,
@@ -27,6 +26,7 @@ from SPARQLWrapper import (
     XML,
     SPARQLWrapper,
 )
+from support.html import parse
 
 SD = rdflib.Namespace("http://www.w3.org/ns/sparql-service-description#")
 LAION = "https://w3id.org/benchgraph/id/graph/sota2/prompt-recovery-on-laion/clip-score"

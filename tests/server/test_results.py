@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from benchgraph.media import RESULTS_FORMATS
 from benchgraph.store import EmbeddedStore
 from server import results
-from server.engine import VALUES, Answer, Job, execute
+from server.engine import VALUES, Answered, Job, execute
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 FORMATS = sorted(RESULTS_FORMATS)
@@ -175,7 +175,7 @@ def engine_bytes(store: EmbeddedStore, query: str, fmt: str) -> bytes:
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_an_answer_is_the_engines_own_bytes(store: EmbeddedStore, fmt: str) -> None:
     answer = execute(store, Job(ORDERED, fmt, None, 1_000_000))
-    assert isinstance(answer, Answer)
+    assert isinstance(answer, Answered)
     assert not answer.truncated
     assert answer.rows > 1000  # every statement of the example pages
     assert answer.body == engine_bytes(store, ORDERED, fmt)
@@ -186,11 +186,11 @@ def test_a_capped_answer_holds_the_first_rows_and_says_it_is_cut(
     store: EmbeddedStore, fmt: str
 ) -> None:
     answer = execute(store, Job(ORDERED, fmt, None, 7))
-    assert isinstance(answer, Answer)
+    assert isinstance(answer, Answered)
     assert (answer.rows, answer.truncated) == (7, True)
     assert answer.body == engine_bytes(store, f"{ORDERED} LIMIT 7", fmt)
     exact = execute(store, Job(f"{ORDERED} LIMIT 7", fmt, None, 7))
-    assert isinstance(exact, Answer)
+    assert isinstance(exact, Answered)
     assert (exact.rows, exact.truncated, exact.body) == (7, False, answer.body)
 
 
@@ -200,7 +200,7 @@ def test_a_literal_with_a_base_direction_keeps_it(store: EmbeddedStore, fmt: str
     # read back from that JSON: every format lost the direction.
     query = 'SELECT ?x WHERE { BIND("שלום"@he--rtl AS ?x) }'
     answer = execute(store, Job(query, fmt, None, 10))
-    assert isinstance(answer, Answer)
+    assert isinstance(answer, Answered)
     assert answer.body == engine_bytes(store, query, fmt)
     assert b"rtl" in answer.body
 
@@ -214,7 +214,7 @@ def test_an_answer_kept_as_values_holds_the_text_of_the_json_answer(
     )
     kept = execute(store, Job(query, VALUES, None, 50))
     written = execute(store, Job(query, "json", None, 50))
-    assert isinstance(kept, Answer) and isinstance(written, Answer)
+    assert isinstance(kept, Answered) and isinstance(written, Answered)
     assert kept.values is not None and kept.body == b""
     document = json.loads(written.body)
     assert kept.values.names == tuple(document["head"]["vars"])
@@ -228,5 +228,5 @@ def test_an_answer_kept_as_values_holds_the_text_of_the_json_answer(
 def test_an_ask_answer_kept_as_values_is_one_boolean_row(store: EmbeddedStore) -> None:
     for query, text in (("ASK { ?s ?p ?o }", "true"), ("ASK { FILTER(false) }", "false")):
         answer = execute(store, Job(query, VALUES, None, 10))
-        assert isinstance(answer, Answer) and answer.values is not None
+        assert isinstance(answer, Answered) and answer.values is not None
         assert answer.values.rows == ({"boolean": text},)

@@ -15,10 +15,10 @@ from typing import Any
 
 import pyoxigraph as ox
 import pytest
-from live import children, running
 from support import PATIENCE
+from support.live import children, running
 
-from server.engine import Answer, Failure, Job
+from server.engine import Answered, Failure, Job
 from server.workers import Busy, PoolError, Preempted, TimedOut, WorkerPool
 
 MARK = "<urn:benchgraph:test:inserted>"
@@ -125,8 +125,8 @@ def test_query_workers_cannot_connect_even_if_asked(scratch_store: Path, listene
     try:
         for query in service_queries(listener.port)[:2]:
             reply = pool.run(Job(query, "json", None, 10))
-            assert isinstance(reply, Failure | Answer)
-            if isinstance(reply, Answer):  # SILENT: the failed call yields no rows
+            assert isinstance(reply, Failure | Answered)
+            if isinstance(reply, Answered):  # SILENT: the failed call yields no rows
                 assert b'"bindings":[{}]' in reply.body or b'"bindings":[]' in reply.body
     finally:
         pool.close()
@@ -250,7 +250,7 @@ def test_a_worker_killed_while_idle_is_replaced_unnoticed(scratch_store: Path) -
         worker.process.kill()
         worker.process.wait()
         reply = pool.run(Job("ASK { ?s ?p ?o }", "json", None, 10))
-        assert isinstance(reply, Answer) and b"true" in reply.body
+        assert isinstance(reply, Answered) and b"true" in reply.body
     finally:
         pool.close()
 
@@ -267,7 +267,7 @@ def test_a_spare_killed_while_waiting_is_not_handed_a_query(scratch_store: Path)
             worker.process.kill()
             worker.process.wait()
         reply = pool.run(Job("ASK { ?s ?p ?o }", "json", None, 10))
-        assert isinstance(reply, Answer) and b"true" in reply.body
+        assert isinstance(reply, Answered) and b"true" in reply.body
     finally:
         pool.close()
 
@@ -309,11 +309,11 @@ def test_long_queries_give_way_to_waiting_ones(scratch_store: Path) -> None:
         again = pool.run(Job("ASK { ?s ?p ?o }", "json", None, 10))  # the pool is whole
     finally:
         pool.close()
-    assert isinstance(quick, Answer) and b"true" in quick.body
+    assert isinstance(quick, Answered) and b"true" in quick.body
     stopped = outcome["reply"]  # stopped after its share to make room, not after its 4 s
     assert isinstance(stopped, Preempted) and stopped.status == 503
     assert "busy" in str(stopped) and "try again" in str(stopped)
-    assert isinstance(again, Answer)
+    assert isinstance(again, Answered)
 
 
 def test_the_server_s_own_queries_are_not_stopped_to_make_room(scratch_store: Path) -> None:

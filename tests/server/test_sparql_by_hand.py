@@ -9,7 +9,7 @@ import urllib.parse
 from typing import Any
 
 import pytest
-from html_support import parse
+from support.html import parse
 
 from benchgraph.prefixes import PREDECLARED
 

@@ -20,15 +20,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from live import Live, children
-from oxiserver import OxigraphServer
 from support import EXAMPLES, PATIENCE, REPO, run_cli
+from support.live import Live, children
+from support.oxiserver import OxigraphServer
 
 from benchgraph.queries import NamedQuery, catalogue
 from benchgraph.remote import RemoteStore
 from ingest.loader import ingest_file
 from server.cache import CACHE_ENTRY_BYTES, Cache
-from server.engine import Answer
+from server.engine import Answered
 from server.named import cache_key, parameterless
 
 JSON = "application/sparql-results+json"
@@ -179,8 +179,8 @@ def test_the_cache_key_holds_only_the_format_the_answer_is_written_in() -> None:
     assert other != cache_key(papers, {}, "json", None)
 
 
-def answer(size: int = 10) -> Answer:
-    return Answer("solutions", "json", b"x" * size, 1, False)
+def answer(size: int = 10) -> Answered:
+    return Answered("solutions", "json", b"x" * size, 1, False)
 
 
 def test_pinned_answers_outlive_a_flood_and_give_way_to_a_new_generation() -> None:

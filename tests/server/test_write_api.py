@@ -15,8 +15,8 @@ from typing import Any
 
 import pyoxigraph as ox
 import pytest
-from live import Live
 from support import EXAMPLES, PATIENCE, REPO, doc, run_cli
+from support.live import Live
 from test_cli import BAD_EDITS, LAION
 
 from benchgraph import graphs, holder, iris

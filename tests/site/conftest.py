@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from flask.testing import FlaskClient
-from live import Live
 from support import EXAMPLES, build_store, copy_store
+from support.live import Live
 
 from benchgraph.store import EmbeddedStore
 from ingest.loader import ingest_file

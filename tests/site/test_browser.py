@@ -12,7 +12,7 @@ from urllib.parse import parse_qs
 
 import pytest
 import test_asof
-from live import Live
+from support.live import Live
 from test_history import sha16
 
 from benchgraph import holder

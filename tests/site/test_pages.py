@@ -16,8 +16,8 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 from flask.testing import FlaskClient
-from html_support import Element, parse, table_rows, table_with
 from support import SEEDS, Index
+from support.html import Element, parse, table_rows, table_with
 
 from benchgraph import vocab as V
 from benchgraph.store import EmbeddedStore

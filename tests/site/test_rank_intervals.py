@@ -10,8 +10,8 @@ from urllib.parse import urlencode
 
 import pyoxigraph as ox
 from flask.testing import FlaskClient
-from html_support import Element, parse, table_rows
 from support import Index
+from support.html import Element, parse, table_rows
 
 from benchgraph import vocab as V
 from server import charts

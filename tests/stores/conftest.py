@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
-import virtserver
-from oxiserver import OxigraphServer, shared_server, update
+from support import virtserver
+from support.oxiserver import OxigraphServer, shared_server, update
 
 from benchgraph.remote import RemoteStore
 from benchgraph.store import EmbeddedStore, Store

@@ -12,9 +12,8 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 import rdflib
-import virtserver
 from rdflib.compare import isomorphic
-from support import EXAMPLES, SEEDS, run_cli
+from support import EXAMPLES, SEEDS, run_cli, virtserver
 
 from benchgraph import graphs, queries
 from benchgraph import vocab as V

@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from live import fetch, query_url
-from oxiserver import FaultProxy
 from support import EXAMPLES, PATIENCE, REPO
+from support.live import fetch, query_url
+from support.oxiserver import FaultProxy
 
 from bench.launch import Served
 from benchgraph import credentials

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from live import Live
-from oxiserver import OxigraphServer
 from SPARQLWrapper import JSON, SPARQLWrapper
 from support import EXAMPLES, SEEDS
+from support.live import Live
+from support.oxiserver import OxigraphServer
 
 from benchgraph.remote import RemoteStore
 from ingest.loader import ingest_file

@@ -20,9 +20,8 @@ from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
-import virtserver
-from oxiserver import FaultProxy, OxigraphServer
-from support import EXAMPLES, PATIENCE, REPO, SEEDS, run_cli
+from support import EXAMPLES, PATIENCE, REPO, SEEDS, run_cli, virtserver
+from support.oxiserver import FaultProxy, OxigraphServer
 
 from bench.launch import free_port
 from bench.virtuoso import VirtuosoServer

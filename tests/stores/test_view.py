@@ -12,9 +12,8 @@ from urllib.parse import unquote
 
 import pyoxigraph as ox
 import pytest
-import virtserver
-from oxiserver import FaultProxy, OxigraphServer, update
-from support import EXAMPLES, SEEDS, run_cli
+from support import EXAMPLES, SEEDS, run_cli, virtserver
+from support.oxiserver import FaultProxy, OxigraphServer, update
 
 from benchgraph import graphs, iris, queries
 from benchgraph import vocab as V

@@ -7,8 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-import virtserver
-from support import EXAMPLES, run_cli
+from support import EXAMPLES, run_cli, virtserver
 
 from bench.virtuoso import VirtuosoServer
 

@@ -21,7 +21,7 @@ from benchgraph import vocab as V
 from benchgraph.store import EmbeddedStore
 from ingest.loader import ingest_file
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 # Beside the checkout, not in it: the founding pages (seeds/) and third-party samples (data/)
 # whose figures the tests check. A test that needs them is skipped without them (needs_shared).
 SHARED = REPO.parent / "shared"
