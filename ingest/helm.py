@@ -74,6 +74,7 @@ from ingest.records import (
     SourceFormat,
     Spread,
 )
+from ingest.sources import run_page
 from ingest.structured import load_json, path, shown
 
 FORMAT: SourceFormat = "helm"
@@ -318,21 +319,7 @@ def _spread(stat: Mapping[str, Any]) -> Spread | None:
 
 
 def _page(reading: _Reading, results: list[ResultRecord], data: bytes) -> Page:
-    metrics = tuple(reading.metrics.values())
-    first = results[0].benchmark
-    return Page(
-        format=FORMAT,
-        origin=reading.origin,
-        key=reading.key,
-        title=str(reading.document.title),
-        url=None,
-        data_updated=None,
-        benchmark=first,
-        metrics=metrics,
-        primary_metric=next(d.name for d in metrics if d.benchmark == first),
-        results=tuple(results),
-        declared_count=len(results),
-        publisher="Stanford CRFM HELM",
-        sha256=hashlib.sha256(data).hexdigest(),
-        warnings=tuple(reading.warnings),
-    )
+    title = str(reading.document.title)
+    metrics, digest = reading.metrics.values(), hashlib.sha256(data).hexdigest()
+    return run_page(FORMAT, reading.origin, reading.key, title, metrics, results,
+                    "Stanford CRFM HELM", digest, reading.warnings)  # fmt: skip

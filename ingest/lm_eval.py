@@ -66,6 +66,7 @@ from ingest.records import (
     SourceFormat,
     Spread,
 )
+from ingest.sources import run_page
 from ingest.structured import load_json, path, shown
 
 FORMAT: SourceFormat = "lm-eval"
@@ -275,25 +276,11 @@ def _sample_size(samples: object) -> int | None:
 
 
 def _page(run: _Run, document: Mapping[str, Any], results: list[ResultRecord], data: bytes) -> Page:
-    metrics = tuple(run.metrics.values())
-    first = results[0].benchmark
-    return Page(
-        format=FORMAT,
-        origin=run.origin,
-        key=run.key,
-        title=f"lm-evaluation-harness results: {run.model}",
-        url=None,
-        data_updated=run.date,
-        benchmark=first,
-        metrics=metrics,
-        primary_metric=next(d.name for d in metrics if d.benchmark == first),
-        results=tuple(results),
-        declared_count=len(results),
-        publisher="EleutherAI lm-evaluation-harness",
-        sha256=hashlib.sha256(data).hexdigest(),
-        warnings=tuple(run.warnings),
-        task_parents=_parents(document),
-    )
+    title = f"lm-evaluation-harness results: {run.model}"
+    digest = hashlib.sha256(data).hexdigest()
+    return run_page(FORMAT, run.origin, run.key, title, run.metrics.values(), results,
+                    "EleutherAI lm-evaluation-harness", digest, run.warnings,
+                    data_updated=run.date, task_parents=_parents(document))  # fmt: skip
 
 
 def _parents(document: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:

@@ -72,6 +72,7 @@ from ingest.records import (
     Setting,
     SourceFormat,
 )
+from ingest.sources import run_page
 from ingest.structured import load_json, path, shown
 
 FORMAT: SourceFormat = "mteb"
@@ -320,22 +321,10 @@ def _page(run: _Run, results: list[ResultRecord], data: bytes) -> Page:
     for benchmark, found in run.directions.items():
         direction = found.pop() if len(found) == 1 else None
         _declare(run, benchmark, MAIN, direction)
-    metrics = tuple(run.metrics.values())
     first = results[0].benchmark
-    names = [decl.name for decl in metrics if decl.benchmark == first]
-    return Page(
-        format=FORMAT,
-        origin=run.origin,
-        key=run.key,
-        title=str(run.document.title),
-        url=None,
-        data_updated=run.document.date,
-        benchmark=first,
-        metrics=metrics,
-        primary_metric=MAIN if MAIN in names else names[0],
-        results=tuple(results),
-        declared_count=sum(1 for result in results if result.headline),
-        publisher="MTEB (embeddings-benchmark)",
-        sha256=hashlib.sha256(data).hexdigest(),
-        warnings=tuple(run.warnings),
-    )
+    names = [decl.name for decl in run.metrics.values() if decl.benchmark == first]
+    return run_page(FORMAT, run.origin, run.key, str(run.document.title), run.metrics.values(),
+                    results, "MTEB (embeddings-benchmark)", hashlib.sha256(data).hexdigest(),
+                    run.warnings, data_updated=run.document.date,
+                    primary_metric=MAIN if MAIN in names else names[0],
+                    declared_count=sum(1 for result in results if result.headline))  # fmt: skip

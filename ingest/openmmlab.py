@@ -69,6 +69,7 @@ from ingest.records import (
     Setting,
     SourceFormat,
 )
+from ingest.sources import run_page
 from ingest.structured import load_yaml, path, shown
 
 FORMAT: SourceFormat = "openmmlab"
@@ -364,21 +365,6 @@ def _text(
 
 
 def _page(reading: _Reading, results: list[ResultRecord], digest: str) -> Page:
-    metrics = tuple(reading.metrics.values())
-    first = results[0].benchmark
-    return Page(
-        format=FORMAT,
-        origin=reading.origin,
-        key=reading.key,
-        title=str(reading.document.title),
-        url=None,
-        data_updated=None,
-        benchmark=first,
-        metrics=metrics,
-        primary_metric=next(d.name for d in metrics if d.benchmark == first),
-        results=tuple(results),
-        declared_count=len(results),
-        publisher=PUBLISHER,
-        sha256=digest,
-        warnings=tuple(reading.warnings),
-    )
+    title = str(reading.document.title)
+    return run_page(FORMAT, reading.origin, reading.key, title, reading.metrics.values(),
+                    results, PUBLISHER, digest, reading.warnings)  # fmt: skip
