@@ -237,7 +237,9 @@ SETTINGS = (
         "dump_timeout",
         "600",
         "Seconds writing one dump (/dump.trig and the like) may take; a longer one is stopped "
-        "and answered 504. A dump is written once per store state and then served from disk.",
+        "and answered 504. A dump whose worker makes no progress (no CPU time, no bytes "
+        "written) for `--query-timeout` seconds is stopped sooner and answered 503. A dump is "
+        "written once per store state and then served from disk.",
         "number",
         1,
         "serve",
