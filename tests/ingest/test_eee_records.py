@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import pyoxigraph as ox
 import pytest
-from support import EXAMPLES, REPO, SEEDS, Index, needs_shared, run_cli
+from support import EXAMPLES, REPO, SEEDS, Index, ingested, needs_shared, run_cli
 
 from benchgraph import vocab as V
 from ingest import eee_records
@@ -43,15 +42,9 @@ def records(path: Path) -> list[dict[str, Any]]:
     return found if isinstance(found, list) else [found]
 
 
-def load(store: Path, *paths: Path) -> Index:
-    done = run_cli("ingest", *map(str, paths), store=store)
-    assert done.returncode == 0, done.stderr
-    return Index(set(ox.Store.read_only(str(store))))
-
-
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
 def test_every_figure_against_a_scan_of_the_file(tmp_path: Path, path: Path) -> None:
-    index = load(tmp_path / "store", path)
+    index = ingested(tmp_path / "store", path)
     by_location = {
         str(index.value(r, V.sourceLocation)): r for r in index.subjects_of_type(V.Result)
     }
@@ -241,11 +234,11 @@ def test_export_ingest_export_gives_the_same_records(tmp_path: Path, pages: str)
     folder.mkdir()
     for i, path in enumerate(round_trip_pages(pages)):
         shutil.copy(path, folder / f"{i:03}-{path.name}")
-    load(tmp_path / "first", folder)
+    ingested(tmp_path / "first", folder)
     text, first = export(tmp_path / "first")
     exported = tmp_path / "exported.jsonl"
     exported.write_text(text, "utf-8")
-    load(tmp_path / "second", exported)
+    ingested(tmp_path / "second", exported)
     _, second = export(tmp_path / "second")
     assert len(first) > 5
     assert sorted(map(comparable, second)) == sorted(map(comparable, first))

@@ -10,9 +10,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-import pyoxigraph as ox
 import pytest
-from support import REPO, Index, run_cli
+from support import REPO, Index, ingested, run_cli
 
 from benchgraph import vocab as V
 from benchgraph.names import key_part
@@ -56,13 +55,6 @@ def scan(path: Path) -> list[tuple[str, str, str, Decimal, Decimal | None, bool 
     return found
 
 
-def load(tmp_path: Path, *paths: Path) -> Index:
-    store = tmp_path / "store"
-    done = run_cli("ingest", *map(str, paths), store=store)
-    assert done.returncode == 0, done.stderr
-    return Index(set(ox.Store.read_only(str(store))))
-
-
 def results_of(index: Index) -> dict[tuple[str, str, str], str]:
     """Each result of the store by (task label, metric label, result ID's filter part)."""
     found = {}
@@ -78,7 +70,7 @@ def results_of(index: Index) -> dict[tuple[str, str, str], str]:
 
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
 def test_every_figure_against_a_scan_of_the_file(tmp_path: Path, path: Path) -> None:
-    index = load(tmp_path, path)
+    index = ingested(tmp_path / "store", path)
     stored = results_of(index)
     expected = scan(path)
     assert len(stored) == len(expected) > 0
@@ -96,7 +88,7 @@ def test_every_figure_against_a_scan_of_the_file(tmp_path: Path, path: Path) -> 
 
 def test_n_shot_and_sample_size_as_the_file_gives_them(tmp_path: Path) -> None:
     document = json.loads(GROUPS.read_text("utf-8"))
-    index = load(tmp_path, GROUPS)
+    index = ingested(tmp_path / "store", GROUPS)
     for (task, _, _), result in results_of(index).items():
         configuration = str(index.value(result, V.configuration) or "")
         shots = document["n-shot"].get(task)

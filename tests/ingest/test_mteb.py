@@ -12,9 +12,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-import pyoxigraph as ox
 import pytest
-from support import REPO, Index, run_cli
+from support import REPO, Index, ingested, run_cli
 
 from benchgraph import vocab as V
 from ingest import eee_records, lm_eval, mteb
@@ -50,13 +49,6 @@ def scan(path: Path) -> dict[tuple[str, str, str], Decimal]:
     return found
 
 
-def load(tmp_path: Path, *paths: Path) -> Index:
-    store = tmp_path / "store"
-    done = run_cli("ingest", *map(str, paths), store=store)
-    assert done.returncode == 0, done.stderr
-    return Index(set(ox.Store.read_only(str(store))))
-
-
 def results_of(index: Index) -> dict[tuple[str, str, str], str]:
     """Each result of the store by (split, subset, metric label)."""
     found = {}
@@ -78,7 +70,7 @@ def results_of(index: Index) -> dict[tuple[str, str, str], str]:
 def test_every_figure_against_a_scan_of_the_file(tmp_path: Path, path: Path) -> None:
     model = json.loads(META.read_text("utf-8"))["name"]
     task = json.loads(path.read_text("utf-8"))["task_name"]
-    index = load(tmp_path, path)
+    index = ingested(tmp_path / "store", path)
     stored = results_of(index)
     expected = scan(path)
     assert set(stored) == set(expected) and expected
@@ -93,7 +85,7 @@ def test_every_figure_against_a_scan_of_the_file(tmp_path: Path, path: Path) -> 
 
 def test_the_subset_and_its_languages_are_the_configuration(tmp_path: Path) -> None:
     document = json.loads(CLASSIFICATION.read_text("utf-8"))
-    index = load(tmp_path, CLASSIFICATION)
+    index = ingested(tmp_path / "store", CLASSIFICATION)
     stored = results_of(index)
     for split, entries in document["scores"].items():
         for entry in entries:

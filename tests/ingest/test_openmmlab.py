@@ -16,7 +16,7 @@ from typing import Any
 import pyoxigraph as ox
 import pytest
 import yaml
-from support import REPO, Index, run_cli
+from support import REPO, Index, ingested, run_cli
 
 from benchgraph import vocab as V
 from ingest import model_index, openmmlab, score_file
@@ -51,19 +51,13 @@ def papers(path: Path) -> dict[str, str | None]:
     return {m["Name"]: urls.get(m.get("In Collection")) for m in document["Models"]}
 
 
-def loaded(path: Path, store: Path) -> Index:
-    done = run_cli("ingest", str(path), store=store)
-    assert done.returncode == 0, done.stderr
-    return Index(set(ox.Store.read_only(str(store))))
-
-
 def label(index: Index, subject: str | None, predicate: str) -> str:
     return str(index.value(str(index.value(str(subject), predicate)), V.label))
 
 
 @pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: p.parent.name)
 def test_every_figure_against_a_scan_of_the_file(sample: Path, tmp_path: Path) -> None:
-    index = loaded(sample, tmp_path / "store")
+    index = ingested(tmp_path / "store", sample)
     stored: Counter[tuple[str, str, str, str, Decimal]] = Counter()
     origins = {}
     for result in index.subjects_of_type(V.Result):
@@ -117,7 +111,7 @@ def settings(index: Index, result: str) -> dict[str, str]:
 
 
 def test_the_configuration_keeps_schedules_apart(tmp_path: Path) -> None:
-    index = loaded(RETINANET, tmp_path / "store")
+    index = ingested(tmp_path / "store", RETINANET)
     by_model = {
         str(index.value(str(index.value(r, V.method)), V.label)): r
         for r in index.subjects_of_type(V.Result)

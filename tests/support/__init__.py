@@ -67,6 +67,14 @@ def build_store(folder: Path, pages: Path) -> Path:
     return folder
 
 
+def ingested(store: Path, *paths: Path) -> Index:
+    """Ingest ``paths`` into ``store`` with the CLI, as a user does (exit 0 expected), and
+    return the store's quads, indexed."""
+    done = run_cli("ingest", *map(str, paths), store=store)
+    assert done.returncode == 0, done.stderr
+    return Index(set(ox.Store.read_only(str(store))))
+
+
 def copy_store(source: Path, target: Path) -> Path:
     """A copy of the store at ``source`` at ``target`` (its data, not its lock); return
     ``target``."""
