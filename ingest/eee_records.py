@@ -37,7 +37,7 @@ from typing import Any
 from benchgraph.names import key_part
 from ingest.eee_results import FORMAT, HINT, read_record
 from ingest.records import Page, PageError
-from ingest.structured import load_json, shown
+from ingest.structured import decoded, load_json, shown
 
 __all__ = ["FORMAT", "parse", "sniff"]
 
@@ -68,10 +68,7 @@ def parse(data: bytes, origin: str) -> list[Page | PageError]:
     file of several whose structure is broken. Raises PageError for a file that is not UTF-8,
     not JSON, not records, or a single record that cannot be read.
     """
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise PageError(origin, f"byte {error.start}", "not UTF-8 text", HINT) from None
+    text = decoded(data, origin, HINT)
     placed = _records(text, origin)
     found: list[Page | PageError] = []
     seen: dict[str, tuple[str, str]] = {}

@@ -75,7 +75,7 @@ from ingest.records import (
     Spread,
 )
 from ingest.sources import run_page
-from ingest.structured import load_json, path, shown
+from ingest.structured import decoded, load_json, path, shown
 
 FORMAT: SourceFormat = "helm"
 KEY = "helm"
@@ -180,10 +180,7 @@ def parse(data: bytes, origin: str) -> Page:
     ``run_spec.json`` beside it that cannot be read, and for a file none of whose metrics can be
     read.
     """
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise PageError(origin, f"byte {error.start}", "not UTF-8 text", HINT) from None
+    text = decoded(data, origin, HINT)
     document = load_json(text, origin)
     if not isinstance(document, list):
         raise PageError(origin, "", f"the document is {shown(document)}, not a list", HINT)

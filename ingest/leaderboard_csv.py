@@ -73,6 +73,7 @@ from ingest.records import (
     SourceFormat,
 )
 from ingest.sources import gathered
+from ingest.structured import decoded
 
 if TYPE_CHECKING:
     from _csv import Reader
@@ -151,10 +152,7 @@ def parse(data: bytes, origin: str) -> list[Page]:
     Raises PageError for a file that is not UTF-8 or not CSV, whose header lacks a column
     this reader needs, or none of whose rows can be read.
     """
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise PageError(origin, f"byte {error.start}", "not UTF-8 text", _HINT) from None
+    text = decoded(data, origin, _HINT)
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
         header = [name.strip() for name in next(reader, [])]

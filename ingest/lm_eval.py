@@ -67,7 +67,7 @@ from ingest.records import (
     Spread,
 )
 from ingest.sources import run_page
-from ingest.structured import load_json, path, shown
+from ingest.structured import decoded, load_json, path, shown
 
 FORMAT: SourceFormat = "lm-eval"
 KEY = "lm-eval"
@@ -112,10 +112,7 @@ def parse(data: bytes, origin: str) -> Page:
     JSON, for a structure that is not a results file's (with its JSON path), and for a file
     none of whose metrics can be read.
     """
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise PageError(origin, f"byte {error.start}", "not UTF-8 text", HINT) from None
+    text = decoded(data, origin, HINT)
     document = load_json(text, origin)
     if not isinstance(document, Mapping):
         raise PageError(origin, "", f"the document is {shown(document)}, not an object", HINT)

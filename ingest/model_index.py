@@ -62,7 +62,7 @@ from urllib.parse import quote
 
 from ingest.model_index_results import HINT, Reader
 from ingest.records import Page, PageError, PaperRef, ResultRecord, SourceFormat, SourceKind
-from ingest.structured import load_yaml, shown
+from ingest.structured import decoded, load_yaml, shown
 
 FORMAT: SourceFormat = "model-index"
 KIND: SourceKind = "model card"
@@ -153,12 +153,7 @@ def _legal(part: str) -> bool:
 def _block(data: bytes, origin: str) -> object:
     """The YAML value of ``data``: its front matter when it is a model card, else the whole
     text. Raises PageError for bytes that are not UTF-8 and text that is not YAML."""
-    try:
-        text = data.decode("utf-8-sig").replace("\r\n", "\n")
-    except UnicodeDecodeError as error:
-        raise PageError(
-            origin, f"byte {error.start}", "not UTF-8 text", "a model card is UTF-8 text"
-        ) from None
+    text = decoded(data, origin, "a model card is UTF-8 text").replace("\r\n", "\n")
     front = _front_matter(text)
     return load_yaml(text if front is None else front, origin)
 

@@ -73,7 +73,7 @@ from ingest.records import (
     SourceFormat,
 )
 from ingest.sources import run_page
-from ingest.structured import load_json, path, shown
+from ingest.structured import decoded, load_json, path, shown
 
 FORMAT: SourceFormat = "mteb"
 KEY = "mteb"
@@ -164,10 +164,7 @@ def parse(data: bytes, origin: str) -> Page:
     that is not a results file's (with its JSON path), for a ``model_meta.json`` beside it that
     cannot be read, and for a file none of whose scores can be read.
     """
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise PageError(origin, f"byte {error.start}", "not UTF-8 text", HINT) from None
+    text = decoded(data, origin, HINT)
     document = load_json(text, origin)
     if not isinstance(document, Mapping):
         raise PageError(origin, "", f"the document is {shown(document)}, not an object", HINT)

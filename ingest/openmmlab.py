@@ -70,7 +70,7 @@ from ingest.records import (
     SourceFormat,
 )
 from ingest.sources import run_page
-from ingest.structured import load_yaml, path, shown
+from ingest.structured import decoded, load_yaml, path, shown
 
 FORMAT: SourceFormat = "openmmlab"
 KEY = "openmmlab"
@@ -152,10 +152,7 @@ def parse(data: bytes, origin: str) -> Page:
     that is not a metafile's (with its YAML path), and for a file none of whose metrics can be
     read.
     """
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise PageError(origin, f"byte {error.start}", "not UTF-8 text", HINT) from None
+    text = decoded(data, origin, HINT)
     document = load_yaml(text, origin)
     if not isinstance(document, Mapping):
         raise PageError(origin, "", f"the document is {shown(document)}, not a mapping", HINT)

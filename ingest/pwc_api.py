@@ -50,7 +50,7 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 from ingest.records import MethodRecord, Page, PageError, PageWarning, PaperRef, SourceFormat
-from ingest.structured import load_json, path, shown
+from ingest.structured import decoded, load_json, path, shown
 
 FORMAT: SourceFormat = "pwc-api"
 PAPER_PAGE = "https://paperswithcode.com/paper/{}"
@@ -142,12 +142,7 @@ def parse(data: bytes, origin: str) -> Page:
     that can be recorded: see the module's docstring), a list none of whose items can be read,
     and a paper that cannot be read.
     """
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise PageError(
-            origin, f"byte {error.start}", "not UTF-8 text", "a Papers with Code response is JSON"
-        ) from None
+    text = decoded(data, origin, "a Papers with Code response is JSON")
     document = load_json(text, origin)
     sha256 = hashlib.sha256(data).hexdigest()
     if isinstance(document, dict) and document.keys() >= _ENVELOPE:

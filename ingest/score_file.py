@@ -80,7 +80,7 @@ from ingest.records import (
     SourceFormat,
 )
 from ingest.sources import gathered
-from ingest.structured import load_yaml, path, shown
+from ingest.structured import decoded, load_yaml, path, shown
 
 FORMAT: SourceFormat = "score-file"
 KEY = "score-file/benchmark-radar"  # a benchmark's key is this, its benchmark_id and instrument
@@ -160,10 +160,7 @@ def parse(data: bytes, origin: str) -> list[Page]:
     YAML, for a broken structure (with its YAML path), for the dataset's snapshot registry,
     which holds no scores, and for a file none of whose results can be read.
     """
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise PageError(origin, f"byte {error.start}", "not UTF-8 text", _HINT) from None
+    text = decoded(data, origin, _HINT)
     document = load_yaml(text, origin)
     if not isinstance(document, Mapping):
         raise PageError(origin, "", f"the document is {shown(document)}, not a mapping", _HINT)

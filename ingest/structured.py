@@ -1,5 +1,6 @@
 """JSON and YAML documents read with their numbers as published, and their errors placed.
 
+:func:`decoded` reads a file's bytes as UTF-8 text, or says at which byte they are not.
 Result files are JSON (Papers with Code) or YAML (model cards, score files). Both readers keep
 every number as the text the file wrote (``90.640`` stays ``"90.640"``, not the float 90.64),
 and a file that does not parse raises PageError naming the line and column. :func:`path` writes
@@ -38,6 +39,15 @@ def _number(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Number:
 
 _Loader.add_constructor("tag:yaml.org,2002:int", _number)
 _Loader.add_constructor("tag:yaml.org,2002:float", _number)
+
+
+def decoded(data: bytes, origin: str, hint: str) -> str:
+    """``data`` as UTF-8 text (a byte-order mark dropped). Raises PageError naming the first
+    byte that is not UTF-8, with ``hint`` (what the file should be)."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise PageError(origin, f"byte {error.start}", "not UTF-8 text", hint) from None
 
 
 def load_json(text: str, origin: str) -> Any:
