@@ -13,7 +13,7 @@ from typing import Any
 
 import pyoxigraph as ox
 import pytest
-from support import REPO, Index, run_cli
+from support import REPO, Index, leaderboard, run_cli
 
 from benchgraph import vocab as V
 from ingest import eee_records, helm, lm_eval, mteb
@@ -90,13 +90,8 @@ def test_bookkeeping_is_kept_out_with_one_summary_warning() -> None:
 def test_perturbed_and_unperturbed_results_never_share_a_cohort(tmp_path: Path) -> None:
     store = tmp_path / "store"
     assert run_cli("ingest", str(STATS), store=store).returncode == 0
-    done = run_cli(
-        "query", "leaderboard", "--format", "json",
-        "--param", "benchmark=mmlu on mmlu:subject=philosophy,method=multiple_choice_joint (test)",
-        "--param", "metric=exact_match", store=store,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    rows: list[dict[str, Any]] = json.loads(done.stdout)["results"]["bindings"]
+    benchmark = "mmlu on mmlu:subject=philosophy,method=multiple_choice_joint (test)"
+    rows = leaderboard(store, benchmark, "exact_match")
     cohorts = [row["cohort"]["value"] for row in rows]
     assert len(rows) == 3 and len(set(cohorts)) == 3
     assert all(row["rank"]["value"] == "1" for row in rows)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import REPO, Index, ingested, run_cli
+from support import REPO, Index, ingested, leaderboard, run_cli
 
 from benchgraph import vocab as V
 from benchgraph.names import key_part
@@ -119,17 +119,6 @@ def test_zero_shot_and_five_shot_never_share_a_cohort(tmp_path: Path) -> None:
     cohorts = {row["methodLabel"]["value"]: row["cohort"]["value"] for row in board}
     assert cohorts == {"bigscience/bloom-3b": "protocol=0-shot", "tiny-model": "protocol=5-shot"}
     assert all(row["rank"]["value"] == "1" for row in board)
-
-
-def leaderboard(store: Path, benchmark: str, metric: str) -> list[dict[str, Any]]:
-    done = run_cli(
-        "query", "leaderboard", "--format", "json",
-        "--param", f"benchmark={benchmark}", "--param", f"metric={metric}",
-        store=store,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    rows: list[dict[str, Any]] = json.loads(done.stdout)["results"]["bindings"]
-    return rows
 
 
 def test_identity_names_the_run_or_its_bytes() -> None:

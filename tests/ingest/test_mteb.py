@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import REPO, Index, ingested, run_cli
+from support import REPO, Index, ingested, leaderboard, run_cli
 
 from benchgraph import vocab as V
 from ingest import eee_records, lm_eval, mteb
@@ -126,17 +126,6 @@ def test_thresholds_and_nauc_figures_have_no_direction_and_are_never_ranked(
     assert board and all("rank" not in row for row in board)
     ranked = leaderboard(store, "AILAStatutes on AILAStatutes (test)", "main_score")
     assert [row["rank"]["value"] for row in ranked] == ["1"]
-
-
-def leaderboard(store: Path, benchmark: str, metric: str) -> list[dict[str, Any]]:
-    done = run_cli(
-        "query", "leaderboard", "--format", "json",
-        "--param", f"benchmark={benchmark}", "--param", f"metric={metric}",
-        store=store,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    rows: list[dict[str, Any]] = json.loads(done.stdout)["results"]["bindings"]
-    return rows
 
 
 def test_identity_one_source_per_model_revision_and_task(tmp_path: Path) -> None:

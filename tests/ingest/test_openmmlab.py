@@ -6,7 +6,6 @@ per metafile, sniffing apart from model cards and score files, bad input refused
 from __future__ import annotations
 
 import hashlib
-import json
 import shutil
 from collections import Counter
 from decimal import Decimal
@@ -16,7 +15,7 @@ from typing import Any
 import pyoxigraph as ox
 import pytest
 import yaml
-from support import REPO, Index, ingested, run_cli
+from support import REPO, Index, ingested, leaderboard, run_cli
 
 from benchgraph import vocab as V
 from ingest import model_index, openmmlab, score_file
@@ -89,12 +88,7 @@ def test_directions_are_inferred_from_the_names_and_unknown_is_never_ranked(
     (folder / "metafile.yml").write_text(yaml.safe_dump(document, sort_keys=False), "utf-8")
     store = tmp_path / "store"
     assert run_cli("ingest", str(folder / "metafile.yml"), store=store).returncode == 0
-    done = run_cli(
-        "query", "leaderboard", "--format", "json",
-        "--param", "benchmark=Object Detection on COCO", "--param", "metric=PQ", store=store,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    rows: list[dict[str, Any]] = json.loads(done.stdout)["results"]["bindings"]
+    rows = leaderboard(store, "Object Detection on COCO", "PQ")
     assert [row["cohort"]["value"] for row in rows] == [
         "not ranked: the metric's direction is not known"
     ]

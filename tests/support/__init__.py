@@ -12,6 +12,7 @@ import sys
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import pyoxigraph as ox
 import pytest
@@ -73,6 +74,19 @@ def ingested(store: Path, *paths: Path) -> Index:
     done = run_cli("ingest", *map(str, paths), store=store)
     assert done.returncode == 0, done.stderr
     return Index(set(ox.Store.read_only(str(store))))
+
+
+def leaderboard(store: Path, benchmark: str, metric: str) -> list[dict[str, Any]]:
+    """The rows of the ``leaderboard`` named query for ``benchmark`` and ``metric`` on
+    ``store``, asked with the CLI as SPARQL JSON (exit 0 expected)."""
+    done = run_cli(
+        "query", "leaderboard", "--format", "json",
+        "--param", f"benchmark={benchmark}", "--param", f"metric={metric}",
+        store=store,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows: list[dict[str, Any]] = json.loads(done.stdout)["results"]["bindings"]
+    return rows
 
 
 def copy_store(source: Path, target: Path) -> Path:
