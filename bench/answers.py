@@ -33,7 +33,7 @@ FIXED = {"asOf": "2026-12-01"}  # parameters whose default depends on the day
 
 def build(pages: Path, store_path: Path) -> int:
     """Ingest every page of ``pages`` into a new store at ``store_path``, at :data:`NOW`."""
-    from benchgraph.store import EmbeddedStore
+    from benchgraph.store.embedded import EmbeddedStore
     from ingest.loader import ingest_files
 
     files = sorted(p for p in pages.iterdir() if p.is_file())
@@ -50,7 +50,7 @@ def _column(store: Any, query: str) -> list[str]:
 def params(store_path: Path, out: Path, count: int) -> int:
     """Choose the parameter values every parameterised query is asked with."""
     from benchgraph import queries
-    from benchgraph.store import EmbeddedStore
+    from benchgraph.store.embedded import EmbeddedStore
 
     with EmbeddedStore(store_path) as store:
         origins = _column(
@@ -115,7 +115,7 @@ def _text(term: Any) -> str | None:
 def dump(store_path: Path, params_path: Path, out: Path) -> int:
     """Ask every named query every question of ``params_path``; write the rows, in order."""
     from benchgraph import queries
-    from benchgraph.store import EmbeddedStore
+    from benchgraph.store.embedded import EmbeddedStore
 
     asked = json.loads(params_path.read_text(encoding="utf-8"))
     answers: dict[str, list[dict[str, Any]]] = {}

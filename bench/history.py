@@ -106,7 +106,7 @@ def newest_version(store: Path) -> datetime:
     """The newest data-updated time (ingest time for a page without one) of the store's
     pages."""
     from benchgraph import versions
-    from benchgraph.store import EmbeddedStore
+    from benchgraph.store.embedded import EmbeddedStore
 
     with EmbeddedStore(store, read_only=True) as opened:
         return max(v.order[0] for page in versions.read_all(opened) for v in page.all)
@@ -157,9 +157,9 @@ def _timings(fn: Callable[[], object], repeat: int) -> dict[str, float]:
 
 def _rows(store: Store, name: str, values: dict[str, str]) -> list[tuple[str, ...]]:
     """The rows of the named query ``name`` on ``store``."""
-    from benchgraph import queries
+    from benchgraph import answering, queries
 
-    answer = store.answer(queries.find(name), values)
+    answer = answering.answer(store, queries.find(name), values)
     return [tuple(str(getattr(t, "value", "")) for t in row) for row in answer]  # type: ignore[union-attr]
 
 
@@ -238,7 +238,7 @@ def measure(pages: int, work: Path, repeat: int, benchmarks_max_pages: int) -> d
     after = compacted_size(store)
     since = (datetime.fromisoformat(revision.newest_first) + timedelta(days=1)).date().isoformat()
     log(f"history, {pages} pages: queries (load average {load_average()})")
-    from benchgraph.store import EmbeddedStore
+    from benchgraph.store.embedded import EmbeddedStore
 
     with EmbeddedStore(store, read_only=True) as now, EmbeddedStore(one, read_only=True) as then:
         measured = _queries(now, then, since, repeat, pages <= benchmarks_max_pages)

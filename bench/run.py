@@ -378,7 +378,7 @@ def measure_queries(
 ) -> tuple[dict[str, Any], dict[str, float], dict[str, Any]]:
     """Each named query's measurements, what benchgraph serve warmed before them, and the
     user's hand-written leaderboard (:func:`measure_user_query`)."""
-    from benchgraph import holder
+    from benchgraph.store import holder
 
     peer_store = work / "peer-store"
     shutil.rmtree(peer_store, ignore_errors=True)

@@ -31,8 +31,8 @@ import pyoxigraph as ox
 from benchgraph import versions
 from benchgraph import vocab as V
 from benchgraph.queries import VERSION_MOMENTS, NamedQuery, reads_past
-from benchgraph.sparqltext import substitute
-from benchgraph.store import Answer, Store, StoreError, Term
+from benchgraph.sparqltext import Term, substitute
+from benchgraph.store import Answer, Store, StoreError
 
 SINCE = V.ID + "past/since"
 UNTIL = V.ID + "past/until"

@@ -12,12 +12,10 @@ quads as they are read, the single-graph formats from the view as a query yields
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING
 
 import pyoxigraph as ox
 
-from benchgraph import queries
 from benchgraph import vocab as V
 from benchgraph.media import BY_KEY, GRAPH_FORMATS, QUAD_FORMATS
 
@@ -43,14 +41,6 @@ def suffix(key: str) -> str:
     return found
 
 
-def view_triples(store: Store) -> Iterator[ox.Triple]:
-    """Yield each triple of the store's merged view (each triple of the page graphs, once)."""
-    answer = store.query(queries.internal("view-triples"))
-    assert isinstance(answer, ox.QuerySolutions)
-    for row in answer:
-        yield ox.Triple(row["s"], row["p"], row["o"])
-
-
 def write(store: Store, key: str, output: IO[bytes], history: bool = False) -> None:
     """Write the store to ``output`` in the format with media key ``key`` (one of FORMATS),
     with its history graphs, their reports and the versions catalogue if ``history``.
@@ -66,4 +56,4 @@ def write(store: Store, key: str, output: IO[bytes], history: bool = False) -> N
     if key in QUAD_FORMATS:
         store.dump(output, fmt, history)
     else:
-        ox.serialize(view_triples(store), output, fmt, prefixes=V.PREFIXES)
+        ox.serialize(store.view_triples(), output, fmt, prefixes=V.PREFIXES)

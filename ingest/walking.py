@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchgraph.outcomes import Outcome
-from benchgraph.store import EmbeddedStore, is_remote
+from benchgraph.store import is_remote
+from benchgraph.store.embedded import EmbeddedStore
 from ingest.locating import MANIFEST, LocatingError, Locator, Repository
 
 # Folders a walk passes by, besides hidden ones, stores and virtualenvs: build output and

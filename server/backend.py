@@ -13,7 +13,7 @@ import shutil
 import tempfile
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import cast
 
@@ -80,13 +80,14 @@ class Backend:
         raise failure_error(reply, job if isinstance(job, Job) else None)
 
     def lookup(
-        self, text: str, bindings: Mapping[str, Term], within: tuple[str, ...] | None = None
+        self, text: str, bindings: Mapping[str, Term], within: Sequence[str] | None = None
     ) -> list[str]:
         """The first column of the internal query ``text`` run with ``bindings`` (what a value
         given for a parameter stands for: see :func:`benchgraph.queries.resolve`), on the
         merged view or the union of the graphs ``within``, cached for the store generation
         like any answer."""
         self.pool.start()
+        within = tuple(within) if within is not None else None
         key = (self.pool.generation.tag, ("lookup", text, _key(bindings), within))
         answer = self.cache.get(key)
         if answer is None:

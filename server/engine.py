@@ -26,11 +26,13 @@ from typing import Literal
 
 import pyoxigraph as ox
 
-from benchgraph import asof, export
+from benchgraph import answering, asof, export
 from benchgraph import vocab as V
+from benchgraph.answering import Question
 from benchgraph.media import GRAPH_FORMATS, QUAD_FORMATS, RESULTS_FORMATS
 from benchgraph.sparqltext import Term
-from benchgraph.store import EmbeddedStore, Store, StoreError, Triples
+from benchgraph.store import Store, StoreError, Triples
+from benchgraph.store.embedded import EmbeddedStore
 from server import guard, memory, results, sandbox
 
 # Deeply nested expressions recurse deeply in the engine's parser and evaluator: queries run on
@@ -62,6 +64,24 @@ class Job:
     # Lines of PREFIX declarations written before a client's query (the predeclared prefixes:
     # benchgraph.prefixes), so that a parse error is said in the client's own lines.
     added: int = 0
+
+    @classmethod
+    def asking(
+        cls,
+        question: Question,
+        results_format: str | None,
+        graph_format: str | None,
+        max_rows: int,
+    ) -> Job:
+        """The job that runs a named query's ``question`` (see :mod:`benchgraph.answering`)."""
+        return cls(
+            question.text,
+            results_format,
+            graph_format,
+            max_rows,
+            question.bindings,
+            past=question.past,
+        )
 
 
 @dataclass(frozen=True)
@@ -179,16 +199,12 @@ def execute(store: Store, job: Job) -> Answered | Failure:
     if refused is not None:
         return refused
     try:
-        answer = (
-            store.query(
-                job.query,
-                dict(job.substitutions),
-                default_graph=job.default_graph,
-                named_graphs=job.named_graphs,
-                base_iri=job.base_iri,
-            )
-            if job.past is None
-            else asof.run(store, job.past, job.query, job.substitutions)
+        answer = answering.run(
+            store,
+            Question(job.query, dict(job.substitutions), job.past),
+            job.base_iri,
+            default_graph=job.default_graph,
+            named_graphs=job.named_graphs,
         )
         if isinstance(answer, Triples):
             if job.graph_format is None:

@@ -33,7 +33,7 @@ from benchgraph import vocab as V
 from benchgraph.versions import instant
 from server.backend import Backend, current
 from server.engine import VALUES, Job, Term
-from server.named import cache_key, given, resolved
+from server.named import asked, cache_key, given
 
 blueprint = Blueprint("feed", __name__)
 
@@ -215,10 +215,11 @@ def changes() -> Response:
     values = given(named)
     backend.pool.start()
     generation = backend.pool.generation
-    asked = dict(values)
+    wanted = dict(values)
     if not values.get("since"):
-        asked["since"] = default_since(backend, values.get("until", ""), generation.modified)
-    bindings = resolved(backend, named, asked)
+        wanted["since"] = default_since(backend, values.get("until", ""), generation.modified)
+    question = asked(backend, named, wanted)
+    bindings = question.bindings
     base = backend.base_url()
     key = ("feed", *cache_key(named, bindings, VALUES, None))
     shown = (key, base, request.query_string)  # the links the document carries
@@ -229,8 +230,8 @@ def changes() -> Response:
     else:
         answer = backend.cache.get((generation.tag, key))
         if answer is None:
-            past = asof.past(named, bindings)
-            answer = backend.run(Job(named.text, VALUES, None, MAX_ENTRIES, bindings, past=past))
+            job = Job.asking(question, VALUES, None, MAX_ENTRIES)
+            answer = backend.run(job)
             backend.cache.put((generation.tag, key), answer)
         assert answer.values is not None
         found = [Change.of(row) for row in answer.values.rows]

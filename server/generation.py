@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from benchgraph import holder
+from benchgraph.store import holder
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,9 @@
 """The embedded store a server holds: its one writer, and the generations its readers see.
 
 While ``benchgraph serve`` runs, it holds its store open for writing (RocksDB's lock, and the
-record :mod:`benchgraph.holder` writes, with the secret that other commands present when they
-go through the server: :mod:`benchgraph.served`). Every write is one transaction (a page and its
-validation report; a page removed), one at a time.
+record :mod:`benchgraph.store.holder` writes, with the secret that other commands present when
+they go through the server: :mod:`benchgraph.store.served`). Every write is one transaction (a
+page and its validation report; a page removed), one at a time.
 
 The query workers never read the store being written: pyoxigraph leaves a read-only store that
 another process writes undefined. They read *generations*: snapshots of the store taken between
@@ -37,8 +37,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
-from benchgraph import holder
-from benchgraph.store import EmbeddedStore, StoreError, notice
+from benchgraph import identities
+from benchgraph.store import StoreError, holder, notice
+from benchgraph.store.embedded import EmbeddedStore
 from server.generation import Generation, fingerprint
 
 _log = logging.getLogger(__name__)
@@ -124,7 +125,9 @@ class HeldStore:
         modified = fingerprint(self.location).modified
         self._record = replace(holder.Holder.now("serve"), secret=self.secret)
         # A store of the earlier layout is upgraded here, as by any command that writes.
-        self._store = EmbeddedStore(self.location, record=self._record, notify=notice)
+        self._store = EmbeddedStore(
+            self.location, record=self._record, notify=notice, upgrade=identities.upgrade
+        )
         try:
             shutil.rmtree(self.folder, ignore_errors=True)  # a server killed left them
             self.folder.mkdir()
@@ -256,7 +259,9 @@ class HeldStore:
         while True:
             gc.collect()  # a failed write's traceback may still hold the engine open
             try:
-                return EmbeddedStore(self.location, record=record, notify=notice)
+                return EmbeddedStore(
+                    self.location, record=record, notify=notice, upgrade=identities.upgrade
+                )
             except StoreError as error:
                 # Held by this process still (a reader), or by another (said, given up).
                 if holder.lock_owner(self.location) is not None or time.monotonic() > deadline:

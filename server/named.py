@@ -23,8 +23,9 @@ from collections.abc import Hashable, Mapping
 from flask import Blueprint, Flask, Response, jsonify, render_template, request
 from werkzeug.http import is_resource_modified
 
-from benchgraph import asof, media
-from benchgraph.queries import NamedQuery, QueryError, UnknownName, did_you_mean, resolve
+from benchgraph import media
+from benchgraph.answering import Question, ask, bound
+from benchgraph.queries import NamedQuery, QueryError, UnknownName, did_you_mean
 from benchgraph.sparqltext import query_form
 from benchgraph.store import StoreError
 from server.answers import respond
@@ -108,12 +109,13 @@ def _find(backend: Backend, name: str) -> NamedQuery:
     return named
 
 
-def resolved(backend: Backend, named: NamedQuery, values: Mapping[str, str]) -> Mapping[str, Term]:
-    """The terms ``named`` runs with for ``values``, each name looked up in the store (see
-    :func:`benchgraph.queries.resolve`). Raises ApiError: 404 for a value that names nothing,
-    with the nearest names in ``suggestions``; 400 for a value that is not valid."""
+def asked(backend: Backend, named: NamedQuery, values: Mapping[str, str]) -> Question:
+    """The question ``named`` asks with ``values``, each name looked up in the store through
+    the query workers (see :func:`benchgraph.answering.ask`). Raises ApiError: 404 for a value
+    that names nothing, with the nearest names in ``suggestions``; 400 for a value that is not
+    valid."""
     try:
-        return resolve(named, values, backend.lookup, backend.names, backend.earlier)
+        return ask(named, values, backend)
     except UnknownName as error:
         raise ApiError(
             404, str(error), parameter=error.parameter, suggestions=error.suggestions
@@ -161,7 +163,7 @@ def run(name: str) -> Response:
     backend = current()
     named = _find(backend, name)
     values = given(named)
-    bindings = resolved(backend, named, values)
+    question = asked(backend, named, values)
     formats = request.args.getlist("format")
     results = media.choose(media.of_kind("results", "page"), request.accept_mimetypes, formats)
     graph = media.choose(media.of_kind("graph"), request.accept_mimetypes, formats)
@@ -173,7 +175,7 @@ def run(name: str) -> Response:
     graph_format = graph.key if graph else None
     backend.pool.start()
     generation = backend.pool.generation
-    key = cache_key(named, bindings, results_format, graph_format)
+    key = cache_key(named, question.bindings, results_format, graph_format)
     # Equal keys give equal bodies: only the HTML page is another representation.
     variant = "html" if page else "answer"
     digest = hashlib.sha256(repr((key, variant)).encode("utf-8")).hexdigest()[:16]
@@ -183,14 +185,7 @@ def run(name: str) -> Response:
     else:
         answer = backend.cache.get((generation.tag, key))
         if answer is None:
-            job = Job(
-                named.text,
-                results_format,
-                graph_format,
-                backend.max_rows,
-                bindings,
-                past=asof.past(named, bindings),
-            )
+            job = Job.asking(question, results_format, graph_format, backend.max_rows)
             answer = backend.run(job)
             backend.cache.put((generation.tag, key), answer)
         response = respond(
@@ -278,8 +273,8 @@ class Warmer:
             if self._stopping.is_set():
                 return False
             try:
-                bindings = named.bind({})
-                job = Job(named.text, results_format, graph_format, backend.max_rows, bindings)
+                question = bound(named, named.bind({}))
+                job = Job.asking(question, results_format, graph_format, backend.max_rows)
                 answer = backend.run(job, limit)
             except (ApiError, PoolError, QueryError) as error:
                 if self._stopping.is_set():
@@ -290,7 +285,7 @@ class Warmer:
             if backend.pool.generation.tag != tag:
                 log.info("warming for generation %s stopped: the store changed", tag)
                 return False
-            key = cache_key(named, bindings, results_format, graph_format)
+            key = cache_key(named, question.bindings, results_format, graph_format)
             if backend.cache.pin(tag, key, answer):
                 kept += 1
             else:

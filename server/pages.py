@@ -32,7 +32,8 @@ from flask import Blueprint, Flask, Response, current_app, jsonify, request
 from benchgraph import iris
 from benchgraph.outcomes import Gate, Outcome, Prepared
 from benchgraph.settings import SettingError
-from benchgraph.store import EmbeddedStore, is_remote
+from benchgraph.store import is_remote
+from benchgraph.store.embedded import EmbeddedStore
 from server.backend import current
 from server.errors import ApiError
 from server.holding import HeldStore

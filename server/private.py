@@ -1,5 +1,5 @@
 """The store's owner's path through the server: ``/_store/...``, how the other commands read
-and write an embedded store while ``benchgraph serve`` holds it (:mod:`benchgraph.served`).
+and write an embedded store while ``benchgraph serve`` holds it (:mod:`benchgraph.store.served`).
 
 A request is taken only from loopback and only with the secret of the store's holder record
 (``Authorization: Bearer ...``), which only the store's owner can read; else 401 in the error
@@ -39,7 +39,8 @@ import pyoxigraph as ox
 from flask import Blueprint, Response, request
 
 from benchgraph import versions
-from benchgraph.store import Change, EmbeddedStore, StoreError, Triples, WriteConflict
+from benchgraph.store import Change, StoreError, Triples, WriteConflict
+from benchgraph.store.embedded import EmbeddedStore
 from server import guard
 from server.backend import current
 from server.engine import Job, store_trouble

@@ -22,8 +22,8 @@ from datetime import UTC, datetime
 import pyoxigraph as ox
 
 from benchgraph import queries
-from benchgraph.remote import RemoteStore, StoreTimeout
 from benchgraph.store import StoreError
+from benchgraph.store.remote import RemoteStore, StoreTimeout
 from server import engine
 from server.engine import Answered, DumpJob, Failure, Job
 from server.generation import Generation

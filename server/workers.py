@@ -51,8 +51,7 @@ from datetime import UTC, datetime
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from benchgraph import holder
-from benchgraph.store import StoreError
+from benchgraph.store import StoreError, holder
 from server import memory
 from server.engine import Answered, DumpJob, Failure, Job
 from server.generation import Generation

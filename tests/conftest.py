@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from support import SEEDS, Index, build_store
 
-from benchgraph.store import EmbeddedStore, Store, open_store
+from benchgraph.store import Store, open_store
+from benchgraph.store.embedded import EmbeddedStore
 
 
 @pytest.fixture

@@ -33,8 +33,8 @@ from test_history import (
     write,
 )
 
-from benchgraph import iris, queries
-from benchgraph.store import EmbeddedStore
+from benchgraph import answering, iris, queries
+from benchgraph.store.embedded import EmbeddedStore
 
 ART500K = EXAMPLES / "sota2-multimodal-generation-on-art500k-test.md"  # updated 2026-02-26
 BENCHMARK = "Prompt Recovery on LAION"
@@ -63,7 +63,7 @@ def five(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 def answer(store_dir: Path, name: str, **values: str) -> list[dict[str, str]]:
     """The rows of the named query ``name`` on the store, each cell as its text."""
     with EmbeddedStore(store_dir, read_only=True) as store:
-        found = store.answer(queries.find(name), values)
+        found = answering.answer(store, queries.find(name), values)
         variables = [v.value for v in found.variables]  # type: ignore[union-attr]
         return [
             {n: row[n].value for n in variables if row[n] is not None}

@@ -12,7 +12,7 @@ import pytest
 from support import EXAMPLES, REPO, run_cli
 
 from benchgraph import graphs
-from benchgraph.store import EmbeddedStore
+from benchgraph.store.embedded import EmbeddedStore
 
 LAION = EXAMPLES / "sota2-prompt-recovery-on-laion.md"
 

@@ -23,7 +23,7 @@ from support import EXAMPLES, INGESTED_AT, REPO, SEEDS, Index, build_store, run_
 from benchgraph import eee
 from benchgraph import vocab as V
 from benchgraph.cli.export import SHOWN, left_out_lines
-from benchgraph.store import EmbeddedStore
+from benchgraph.store.embedded import EmbeddedStore
 
 SCHEMA = json.loads((REPO / "tests" / "data" / "eee" / "eval.schema.json").read_text("utf-8"))
 DIRECTION = {V.LowerIsBetter: True, V.HigherIsBetter: False}

@@ -23,8 +23,8 @@ from support.live import Live
 from test_asof import BENCHMARK, answer
 from test_history import ADDED, PEZ, PRISM, STEPS, ingest
 
-from benchgraph import holder
 from benchgraph import vocab as V
+from benchgraph.store import holder
 
 SCHEMA = Path(__file__).parent / "data" / "atom" / "atom.rnc"
 ATOM = "{http://www.w3.org/2005/Atom}"

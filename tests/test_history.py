@@ -21,7 +21,7 @@ from support.live import Live
 
 from benchgraph import graphs, iris
 from benchgraph import vocab as V
-from benchgraph.store import EmbeddedStore
+from benchgraph.store.embedded import EmbeddedStore
 
 LAION = EXAMPLES / "sota2-prompt-recovery-on-laion.md"
 KEY = "sota2/prompt-recovery-on-laion/clip-score"

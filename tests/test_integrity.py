@@ -17,7 +17,7 @@ from support import EXAMPLES, run_cli
 
 from benchgraph import graphs, iris
 from benchgraph import vocab as V
-from benchgraph.store import EmbeddedStore
+from benchgraph.store.embedded import EmbeddedStore
 from benchgraph.versions import Versions, read, read_all
 
 KEY = "sota2/task-kept-on-dataset-kept/accuracy"

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from support import PATIENCE, REPO, await_holding, doc, generate_corpus, run_cli
 
-from benchgraph import holder
 from benchgraph.cli.console import EXIT_INTERRUPTED
-from benchgraph.store import EmbeddedStore
+from benchgraph.store import holder
+from benchgraph.store.embedded import EmbeddedStore
 
 PAGES = 300
 

@@ -15,7 +15,7 @@ from support import EXAMPLES, REPO, run_cli
 
 from benchgraph import graphs
 from benchgraph import vocab as V
-from benchgraph.store import EmbeddedStore
+from benchgraph.store.embedded import EmbeddedStore
 
 NOCAPS = REPO / "tests" / "data" / "sota2"
 NOCAPS_PAGES = [NOCAPS / name for name in ("nocaps-latency-page-1.md", "nocaps-latency-page-2.md")]

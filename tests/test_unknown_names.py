@@ -17,7 +17,7 @@ import pytest
 from support import EXAMPLES, METHOD_QUERY, Index, benchmark_named, labels, metrics_of, run_cli
 
 from benchgraph import vocab as V
-from benchgraph.store import EmbeddedStore
+from benchgraph.store.embedded import EmbeddedStore
 from benchgraph.suggest import Names
 
 LAION = "Prompt Recovery on LAION"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from benchgraph import settings
+from benchgraph import identities, settings
 from benchgraph.store import Store, StoreError, damage, disk_full, notice, open_store
 
 EXIT_OK, EXIT_REFUSED, EXIT_ERROR = 0, 1, 2
@@ -29,7 +29,23 @@ def existing_store(args: argparse.Namespace, reading: bool = True) -> Store:
     ingest left half-loaded, never empties it. Raises StoreError."""
     location = settings.get("store", args.store)
     by = settings.named_by("store", args.store)
-    return open_store(location, must_exist=True, notify=notice, reading=reading, named_by=by)
+    return opened(location, must_exist=True, reading=reading, named_by=by)
+
+
+def opened(
+    location: str, *, must_exist: bool = False, reading: bool = False, named_by: str = ""
+) -> Store:
+    """The store at ``location``, as every command opens it: the user told on stderr of an
+    upgrade, and a store of an earlier layout upgraded, its sources' identities with it
+    (:func:`benchgraph.identities.upgrade`). Raises StoreError."""
+    return open_store(
+        location,
+        must_exist=must_exist,
+        notify=notice,
+        reading=reading,
+        named_by=named_by,
+        upgrade=identities.upgrade,
+    )
 
 
 def store_fault(args: argparse.Namespace, error: BaseException) -> StoreError | None:

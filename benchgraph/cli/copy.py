@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, show_progress
+from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, opened, show_progress
 from benchgraph.copying import check_distinct, copy_graphs
-from benchgraph.store import notice, open_store
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,8 +32,8 @@ def run_copy(args: argparse.Namespace) -> int:
     check_distinct(args.source, args.target)
     bar = show_progress if sys.stderr.isatty() and not args.quiet else None
     with (
-        open_store(args.source, must_exist=True, notify=notice) as source,
-        open_store(args.target, notify=notice) as target,
+        opened(args.source, must_exist=True) as source,
+        opened(args.target) as target,
     ):
         copied = copy_graphs(source, target, bar)
     if bar is not None:

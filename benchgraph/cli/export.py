@@ -99,7 +99,7 @@ def write(
     any out, each told to ``left_out``). Raises StoreError or OSError."""
     if name == "eee":
         return eee.write(store, output, left_out)
-    store.export(export.FORMATS[name], output, history)
+    export.write(store, export.FORMATS[name], output, history)
     return 0
 
 

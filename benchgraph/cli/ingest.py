@@ -10,8 +10,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from benchgraph import settings
-from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, show_progress, store_option
-from benchgraph.store import notice, open_store
+from benchgraph.cli.console import (
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_REFUSED,
+    opened,
+    show_progress,
+    store_option,
+)
 
 if TYPE_CHECKING:
     from ingest.loader import Outcome
@@ -102,7 +108,7 @@ def _ingest(
             tally.add(outcome)
     bar = _Bar() if sys.stderr.isatty() and not args.quiet else None
     failure: IngestStopped | None = None
-    with open_store(location, notify=notice) as store:
+    with opened(location) as store:
         try:
             for outcome in ingest_files(store, files, progress=bar.read if bar else None):
                 tally.add(outcome)  # pages are not kept: a long ingest stays small

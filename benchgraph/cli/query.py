@@ -21,14 +21,14 @@ import sys
 
 import pyoxigraph as ox
 
-from benchgraph import prefixes, queries, sparqltext, syntax
+from benchgraph import answering, prefixes, queries, sparqltext, syntax
 from benchgraph import vocab as V
 from benchgraph.cli import table
 from benchgraph.cli.console import EXIT_OK, existing_store, store_option
 from benchgraph.media import GRAPH_FORMATS, RESULTS_FORMATS, csv_cell
 from benchgraph.queries import NamedQuery, QueryError
-from benchgraph.served import ServedStore
 from benchgraph.store import Answer, Store, Triples
+from benchgraph.store.served import ServedStore
 from server import guard
 
 # The base of the query's relative IRIs: that of the store's resources (<result/…> is a result).
@@ -203,7 +203,7 @@ def _answer(
     """Run ``named`` with ``values`` on ``store`` and print its answer in ``fmt`` (a table with
     intervals unless the query ``reads_past``). Raises what the store and the engine raise
     (see :data:`EVALUATION_ERRORS`)."""
-    answer = store.answer(named, values, base_iri=BASE_IRI)
+    answer = answering.answer(store, named, values, BASE_IRI)
     if isinstance(answer, ox.QuerySolutions) and fmt in ("table", "csv"):
         names, rows = _rows(answer)
         if fmt == "table" and not reads_past:

@@ -16,7 +16,7 @@ import pytest
 from support import REPO, Index, generate_corpus, run_cli
 
 from benchgraph import vocab as V
-from benchgraph.store import EmbeddedStore
+from benchgraph.store.embedded import EmbeddedStore
 from ingest.reading import read_page
 from ingest.records import Page
 

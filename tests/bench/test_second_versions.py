@@ -8,8 +8,8 @@ from pathlib import Path
 from support import generate_corpus, run_cli
 
 from bench import history
-from benchgraph import queries
-from benchgraph.store import EmbeddedStore
+from benchgraph import answering, queries
+from benchgraph.store.embedded import EmbeddedStore
 from ingest.reading import read_page
 
 
@@ -27,7 +27,7 @@ def test_second_versions_change_the_values_they_say_and_nothing_else(tmp_path: P
     assert done.stdout.startswith(f"{revision.pages} loaded"), done.stdout + done.stderr
     since = newest.date().isoformat()
     with EmbeddedStore(store, read_only=True) as opened:
-        found = list(opened.answer(queries.find("changes"), {"since": since}))
+        found = list(answering.answer(opened, queries.find("changes"), {"since": since}))
     assert len(found) == revision.values
     assert {str(row["change"].value) for row in found} == {"changed"}  # type: ignore[union-attr]
     for row in found:

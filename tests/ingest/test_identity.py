@@ -12,8 +12,8 @@ import pytest
 from support import EXAMPLES, REPO, SEEDS, generate_corpus, run_cli
 
 from bench.pwc_archive import write_archive
-from benchgraph import graphs, versions
-from benchgraph.store import EmbeddedStore
+from benchgraph import graphs, identities, versions
+from benchgraph.store.embedded import EmbeddedStore
 from ingest.loader import Batch, ingest_files, prepare_page
 from ingest.reading import read_page
 from ingest.walking import Input, expand
@@ -233,14 +233,18 @@ def test_the_upgrade_keeps_the_newest_of_a_page_stored_under_two_links(tmp_path:
         assert isinstance(write, Write), write
         store.write(write.change)
         assert two_values(store) != []  # what the earlier rule let happen
-    (folder / EmbeddedStore.LAYOUT_FILE).write_text(EmbeddedStore.VIEW_LAYOUT, "utf-8")
+    layout = folder / EmbeddedStore.LAYOUT_FILE
+    layout.write_text(EmbeddedStore.VIEW_LAYOUT, "utf-8")
     told: list[str] = []
-    with EmbeddedStore(folder, notify=told.append) as store:
+    with EmbeddedStore(folder, notify=told.append) as store:  # opened with no upgrade
+        assert two_values(store) != []
+    assert json.loads(layout.read_text("utf-8"))["layout"] == 2
+    with EmbeddedStore(folder, notify=told.append, upgrade=identities.upgrade) as store:
         assert two_values(store) == []
         assert pages(store) == {"sota2/prompt-recovery-on-laion.md/clip-score"}
-    assert json.loads((folder / EmbeddedStore.LAYOUT_FILE).read_text("utf-8"))["layout"] == 3
+    assert json.loads(layout.read_text("utf-8"))["layout"] == 3
     assert told and "sota2/prompt-recovery-on-laion/clip-score" in told[0], told
-    with EmbeddedStore(folder, notify=told.append) as store:  # once
+    with EmbeddedStore(folder, notify=told.append, upgrade=identities.upgrade):  # once
         assert len(told) == 1
 
 

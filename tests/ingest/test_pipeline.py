@@ -17,7 +17,8 @@ from rdflib.compare import isomorphic
 from support import EXAMPLES, PATIENCE
 
 from benchgraph import graphs, queries, terms
-from benchgraph.store import Answer, Change, EmbeddedStore, StoreError
+from benchgraph.store import Answer, Change, StoreError
+from benchgraph.store.embedded import EmbeddedStore
 from ingest import loader, reading
 
 NOW = "2026-01-01T00:00:00+00:00"

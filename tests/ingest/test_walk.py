@@ -12,7 +12,7 @@ import pytest
 from support import EXAMPLES, run_cli
 
 from benchgraph import graphs, iris
-from benchgraph.store import EmbeddedStore
+from benchgraph.store.embedded import EmbeddedStore
 from ingest import reading
 from ingest.reading import NotAPage, read_page
 from ingest.records import PageError

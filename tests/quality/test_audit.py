@@ -11,7 +11,7 @@ import pytest
 from support import EXAMPLES, REPO, run_cli
 
 from benchgraph import audit
-from benchgraph.store import EmbeddedStore
+from benchgraph.store.embedded import EmbeddedStore
 
 LAION = EXAMPLES / "sota2-prompt-recovery-on-laion.md"
 AS_OF = "2026-11-29"  # with the default 180 days: stale means updated before 2026-06-02

@@ -13,7 +13,8 @@ from support import EXAMPLES, REPO, Index, run_cli
 
 from benchgraph import graphs, validation
 from benchgraph import vocab as V
-from benchgraph.store import EmbeddedStore, Store
+from benchgraph.store import Store
+from benchgraph.store.embedded import EmbeddedStore
 from ingest import loader
 from ingest.loader import ingest_file
 

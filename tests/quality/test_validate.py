@@ -17,7 +17,7 @@ from support import EXAMPLES, REPO, SEEDS, build_store, run_cli
 
 from benchgraph import graphs, queries, settings, shacl, validation
 from benchgraph import vocab as V
-from benchgraph.store import EmbeddedStore
+from benchgraph.store.embedded import EmbeddedStore
 from ingest.loader import ingest_file
 
 LAION_GRAPH = V.ID + "graph/sota2/prompt-recovery-on-laion/clip-score"

@@ -27,7 +27,8 @@ from support import REPO
 
 from benchgraph import vocab as V
 from benchgraph.queries import load
-from benchgraph.store import EmbeddedStore, Store
+from benchgraph.store import Store
+from benchgraph.store.embedded import EmbeddedStore
 from ingest.loader import ingest_file
 
 QUERY = load(REPO / "tests" / "data" / "robustness" / "page-versions.rq").text

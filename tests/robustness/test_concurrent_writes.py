@@ -38,8 +38,9 @@ from support.live import Live, fetch
 
 from benchgraph import graphs, iris
 from benchgraph import vocab as V
-from benchgraph.served import ServedStore
-from benchgraph.store import EmbeddedStore, WriteConflict, open_store
+from benchgraph.store import WriteConflict, open_store
+from benchgraph.store.embedded import EmbeddedStore
+from benchgraph.store.served import ServedStore
 from benchgraph.versions import read_all
 from ingest.loader import prepare_bytes
 from ingest.writer import Write

@@ -31,7 +31,8 @@ from support import REPO, run_cli
 
 from benchgraph import graphs
 from benchgraph import vocab as V
-from benchgraph.store import EmbeddedStore, Store
+from benchgraph.store import Store
+from benchgraph.store.embedded import EmbeddedStore
 from ingest.loader import ingest_file
 from ingest.mapper import map_page
 from ingest.reading import read_page

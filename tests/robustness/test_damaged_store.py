@@ -16,7 +16,8 @@ import pyoxigraph as ox
 import pytest
 from support import EXAMPLES, PATIENCE, build_store, copy_store, run_cli
 
-from benchgraph.store import DATA_FILES, EmbeddedStore
+from benchgraph.store import DATA_FILES
+from benchgraph.store.embedded import EmbeddedStore
 
 LAYOUT = EmbeddedStore.LAYOUT_FILE
 COUNT = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"

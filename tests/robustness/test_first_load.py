@@ -24,7 +24,8 @@ from benchgraph import cli, graphs, terms
 from benchgraph import vocab as V
 from benchgraph.cli import ingest as cli_ingest
 from benchgraph.cli.console import EXIT_ERROR
-from benchgraph.store import EmbeddedStore, Store, StoreError
+from benchgraph.store import Store, StoreError
+from benchgraph.store.embedded import EmbeddedStore
 from ingest import loader
 
 NOW = "2026-01-01T00:00:00+00:00"

@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 from support import await_holding, copy_store, run_cli
 from support.live import Live, fetch, query_url
 
-from benchgraph import holder
 from benchgraph import vocab as V
-from benchgraph.served import owner_url
-from benchgraph.store import EmbeddedStore
+from benchgraph.store import holder
+from benchgraph.store.embedded import EmbeddedStore
+from benchgraph.store.served import owner_url
 from server.guard import Refused, inspect
 
 # Graphs whose names a wrong reading of FROM mixes up: another case, the '#' lost, the base

@@ -32,10 +32,10 @@ from robustness.corpus import Row, new_id, render_sota2
 from support import PATIENCE, REPO, run_cli
 from support.live import Live, children, fetch, running
 
-from benchgraph import holder
 from benchgraph.queries import load
-from benchgraph.served import ServedStore
-from benchgraph.store import EmbeddedStore, StoreError, open_store
+from benchgraph.store import StoreError, holder, open_store
+from benchgraph.store.embedded import EmbeddedStore
+from benchgraph.store.served import ServedStore
 from ingest.loader import ingest_file
 from server.workers import WorkerPool
 

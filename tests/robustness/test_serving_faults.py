@@ -42,7 +42,8 @@ from support import EXAMPLES, PATIENCE, REPO, build_store, copy_store, run_cli
 from support.live import TIME_LIMIT, Live, Reply, children, fetch, query_url
 
 from bench.launch import SERVING, Server
-from benchgraph import graphs, holder
+from benchgraph import graphs
+from benchgraph.store import holder
 
 NOCAPS = REPO / "tests" / "data" / "sota2" / "nocaps-cider.md"  # not in the examples
 NOCAPS_PAGE = "sota2/image-captioning-on-nocaps-val/cider"

@@ -63,7 +63,7 @@ NOT_LINKED = {
     "/queries/<name>": "one per named query: the catalogue, /queries, links each",
     "/page/<path:path>": "one per resource: /site, /search and every page link them, and "
     "/id/PATH sends a browser there",
-    "/_store/graphs": "the store owner's path (benchgraph.served), not the public surface",
+    "/_store/graphs": "the store owner's path (benchgraph.store.served), not the public surface",
     "/_store/triples": "the store owner's path",
     "/_store/quads": "the store owner's path",
 }

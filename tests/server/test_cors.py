@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from benchgraph import holder, settings
+from benchgraph import settings
+from benchgraph.store import holder
 from server.app import create_app
 
 LISTED = "https://yasgui.example"

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from support import PATIENCE, REPO, await_holding, run_cli
 
-from benchgraph import holder
+from benchgraph.store import holder
 from server.generation import fingerprint
 
 ROCKSDB_WORDS = ("LOCK", "Resource temporarily unavailable", "IO error")

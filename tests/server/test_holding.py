@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from support import EXAMPLES, PATIENCE
 
-from benchgraph.store import EmbeddedStore, StoreError
+from benchgraph.store import StoreError
+from benchgraph.store.embedded import EmbeddedStore
 from ingest.loader import ingest_file
 from server.generation import Generation
 from server.holding import HeldStore

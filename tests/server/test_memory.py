@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from support import PATIENCE, REPO
 
-from benchgraph import holder
+from benchgraph.store import holder
 from server import memory
 from server.engine import Answered, Job
 from server.workers import Crashed, MemoryExceeded, PoolError, WorkerPool

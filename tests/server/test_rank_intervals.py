@@ -18,9 +18,9 @@ import pyoxigraph as ox
 import pytest
 from support import REPO, Index
 
-from benchgraph import iris, queries
+from benchgraph import answering, iris, queries
 from benchgraph import vocab as V
-from benchgraph.store import EmbeddedStore
+from benchgraph.store.embedded import EmbeddedStore
 from ingest.loader import Batch, ingest_file, prepare
 from ingest.writer import Write
 
@@ -62,7 +62,7 @@ def ask(http: Any, server: Any, name: str, **params: str) -> list[dict[str, str]
 
 def answer(store: EmbeddedStore, name: str, **params: str) -> list[dict[str, str]]:
     """The rows of a named query run on ``store`` as the CLI runs it."""
-    solutions = store.answer(queries.find(name), params)
+    solutions = answering.answer(store, queries.find(name), params)
     assert isinstance(solutions, ox.QuerySolutions)
     names = [v.value for v in solutions.variables]
     return [{n: row[n].value for n in names if row[n] is not None} for row in solutions]

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchgraph.media import RESULTS_FORMATS
-from benchgraph.store import EmbeddedStore
+from benchgraph.store.embedded import EmbeddedStore
 from server import results
 from server.engine import VALUES, Answered, Job, execute
 

@@ -45,7 +45,7 @@ def test_a_store_of_the_earlier_layout_is_upgraded_by_serve_which_says_so(
 ) -> None:
     import pyoxigraph as ox
 
-    from benchgraph.store import EmbeddedStore
+    from benchgraph.store.embedded import EmbeddedStore
 
     folder = tmp_path / "store"
     assert run_cli("ingest", str(LAION), store=folder).returncode == 0

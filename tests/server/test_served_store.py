@@ -15,8 +15,8 @@ import pyoxigraph as ox
 import pytest
 from support import EXAMPLES, REPO, run_cli
 
-from benchgraph import holder
-from benchgraph.served import owner_url
+from benchgraph.store import holder
+from benchgraph.store.served import owner_url
 
 LAION = EXAMPLES / "sota2-prompt-recovery-on-laion.md"
 NOCAPS = REPO / "tests" / "data" / "sota2" / "nocaps-cider.md"
@@ -175,8 +175,8 @@ def test_an_answer_cut_short_by_a_server_gone_midway_is_a_store_error(tmp_path: 
     import http.server
     import threading
 
-    from benchgraph.served import ServedStore
     from benchgraph.store import StoreError
+    from benchgraph.store.served import ServedStore
 
     class CutShort(http.server.BaseHTTPRequestHandler):
         def do_POST(self) -> None:  # the standard library calls it by this name

@@ -25,7 +25,7 @@ from support.live import Live, children
 from support.oxiserver import OxigraphServer
 
 from benchgraph.queries import NamedQuery, catalogue
-from benchgraph.remote import RemoteStore
+from benchgraph.store.remote import RemoteStore
 from ingest.loader import ingest_file
 from server.cache import CACHE_ENTRY_BYTES, Cache
 from server.engine import Answered

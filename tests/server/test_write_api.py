@@ -19,8 +19,8 @@ from support import EXAMPLES, PATIENCE, REPO, doc, run_cli
 from support.live import Live
 from test_cli import BAD_EDITS, LAION
 
-from benchgraph import graphs, holder, iris
-from benchgraph.store import open_store
+from benchgraph import graphs, iris
+from benchgraph.store import holder, open_store
 
 RADAR = EXAMPLES / "radar-composet-sample.txt"
 NOCAPS = Path(__file__).parents[1] / "data" / "sota2" / "nocaps-cider.md"  # not in the examples

@@ -11,7 +11,7 @@ from flask.testing import FlaskClient
 from support import EXAMPLES, build_store, copy_store
 from support.live import Live
 
-from benchgraph.store import EmbeddedStore
+from benchgraph.store.embedded import EmbeddedStore
 from ingest.loader import ingest_file
 from server.app import create_app
 

@@ -15,8 +15,8 @@ import test_asof
 from support.live import Live
 from test_history import sha16
 
-from benchgraph import holder
 from benchgraph import vocab as V
+from benchgraph.store import holder
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")

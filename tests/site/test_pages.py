@@ -20,7 +20,7 @@ from support import SEEDS, Index
 from support.html import Element, parse, table_rows, table_with
 
 from benchgraph import vocab as V
-from benchgraph.store import EmbeddedStore
+from benchgraph.store.embedded import EmbeddedStore
 from ingest.loader import ingest_file
 from server import charts
 from server.app import create_app

@@ -12,8 +12,9 @@ import pytest
 from support import virtserver
 from support.oxiserver import OxigraphServer, shared_server, update
 
-from benchgraph.remote import RemoteStore
-from benchgraph.store import EmbeddedStore, Store
+from benchgraph.store import Store
+from benchgraph.store.embedded import EmbeddedStore
+from benchgraph.store.remote import RemoteStore
 
 SERVERS = ["oxigraph", "virtuoso"]
 

@@ -15,10 +15,11 @@ import rdflib
 from rdflib.compare import isomorphic
 from support import EXAMPLES, SEEDS, run_cli, virtserver
 
-from benchgraph import graphs, queries
+from benchgraph import answering, export, graphs, queries
 from benchgraph import vocab as V
-from benchgraph.remote import RemoteStore
-from benchgraph.store import EmbeddedStore, Store, StoreError
+from benchgraph.store import Store, StoreError
+from benchgraph.store.embedded import EmbeddedStore
+from benchgraph.store.remote import RemoteStore
 from ingest.loader import ingest_file
 
 # The founding pages when ../shared is beside the checkout, else the examples (some of them),
@@ -67,7 +68,7 @@ def load(store: Store, folder: Path) -> None:
 
 def rows(store: Store, name: str, values: dict[str, str]) -> list[tuple[str, ...]]:
     named = queries.find(name)
-    answer = store.answer(named, values)
+    answer = answering.answer(store, named, values)
     assert isinstance(answer, ox.QuerySolutions), name
     names = [v.value for v in answer.variables]
     found = []
@@ -222,7 +223,7 @@ def test_export_holds_every_graph(any_store: Store, tmp_path: Path, history: boo
     load(any_store, PAGES)
     out = tmp_path / "dump.nq"
     with out.open("wb") as output:
-        any_store.export("nquads", output, history)
+        export.write(any_store, "nquads", output, history)
     dumped = ox.Store()
     dumped.load(path=str(out), format=ox.RdfFormat.N_QUADS)
     names = sorted(g.value for g in dumped.named_graphs() if isinstance(g, ox.NamedNode))

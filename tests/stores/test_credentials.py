@@ -20,10 +20,9 @@ from support.live import fetch, query_url
 from support.oxiserver import FaultProxy
 
 from bench.launch import Served
-from benchgraph import credentials
-from benchgraph.credentials import Credentials, CredentialsError
-from benchgraph.remote import Endpoints, RemoteStore
-from benchgraph.store import StoreError
+from benchgraph.store import StoreError, credentials
+from benchgraph.store.credentials import Credentials, CredentialsError
+from benchgraph.store.remote import Endpoints, RemoteStore
 from ingest.loader import ingest_file
 
 LAION = EXAMPLES / "sota2-prompt-recovery-on-laion.md"

@@ -17,7 +17,7 @@ from support import EXAMPLES, SEEDS
 from support.live import Live
 from support.oxiserver import OxigraphServer
 
-from benchgraph.remote import RemoteStore
+from benchgraph.store.remote import RemoteStore
 from ingest.loader import ingest_file
 
 PAGES = SEEDS if SEEDS.is_dir() else EXAMPLES

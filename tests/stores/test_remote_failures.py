@@ -27,8 +27,8 @@ from bench.launch import free_port
 from bench.virtuoso import VirtuosoServer
 from benchgraph import graphs
 from benchgraph import vocab as V
-from benchgraph.remote import Endpoints, RemoteStore
 from benchgraph.store import StoreError
+from benchgraph.store.remote import Endpoints, RemoteStore
 from ingest.loader import ingest_file
 
 PAGES = SEEDS if SEEDS.is_dir() else EXAMPLES

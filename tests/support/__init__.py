@@ -17,9 +17,9 @@ from typing import Any
 import pyoxigraph as ox
 import pytest
 
-from benchgraph import holder
 from benchgraph import vocab as V
-from benchgraph.store import EmbeddedStore
+from benchgraph.store import holder
+from benchgraph.store.embedded import EmbeddedStore
 from ingest.loader import ingest_file
 
 REPO = Path(__file__).resolve().parents[2]

@@ -6,11 +6,12 @@ Every request has a time limit; refused or dropped connections and 429/502/503/5
 retried with backoff, a bounded number of times; every failure is a StoreError naming the
 endpoint and what failed (a query the server finds malformed is a SyntaxError).
 
-Credentials (:mod:`benchgraph.credentials`) are answered by handlers built for each request, so
-that nothing about them is process-wide: two stores with different accounts, or many threads of
-one server, never share a Digest exchange. (SPARQLWrapper, the client the tests use, answers
-Digest by installing a process-wide urllib opener, and keeps only the message of an HTTP error,
-not its status or headers: reasons enough for a store to speak the protocol itself.)
+Credentials (:mod:`benchgraph.store.credentials`) are answered by handlers built for each
+request, so that nothing about them is process-wide: two stores with different accounts, or
+many threads of one server, never share a Digest exchange. (SPARQLWrapper, the client the tests
+use, answers Digest by installing a process-wide urllib opener, and keeps only the message of an
+HTTP error, not its status or headers: reasons enough for a store to speak the protocol
+itself.)
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import IO, TypeVar
 
-from benchgraph.credentials import Credentials
-from benchgraph.store import StoreError
+from benchgraph.store.credentials import Credentials
+from benchgraph.store.interface import StoreError
 
 T = TypeVar("T")
 

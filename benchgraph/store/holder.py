@@ -8,7 +8,7 @@ do. The record is removed on a clean close by the process it names; a record who
 is stale and ignored, and one found by a process that took the lock is overwritten.
 
 A server's record also carries a secret: the other commands, run by the same user, read it to
-write and read the store through that server (:mod:`benchgraph.served`), which takes nothing
+write and read the store through that server (:mod:`benchgraph.store.served`), which takes nothing
 on that path without it. So the record is written with mode 0600: only the holder's user can
 read it.
 

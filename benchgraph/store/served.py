@@ -2,7 +2,7 @@
 
 While a server holds a store folder, no other process may open it (RocksDB's lock), and the
 server is its one writer. The other commands find the server in the folder's holder record
-(:mod:`benchgraph.holder`: its URL, and a secret only the store's owner can read) and send it
+(:mod:`benchgraph.store.holder`: its URL, and a secret only the store's owner can read) and send it
 what they would have done to the store themselves: the same queries, the same page graphs
 (parsed, mapped and validated by the command, as ever), the same updates, each applied by the
 server in one transaction (:mod:`server.private`). So their output, summary and exit codes do
@@ -24,17 +24,16 @@ from collections.abc import Iterator, Mapping, Sequence
 
 import pyoxigraph as ox
 
-from benchgraph import holder
-from benchgraph.sparqltext import substitute
-from benchgraph.store import (
+from benchgraph.sparqltext import Term, substitute
+from benchgraph.store import holder
+from benchgraph.store.interface import (
     Answer,
-    Change,
     SentTriples,
     Store,
     StoreError,
-    Term,
     WriteConflict,
 )
+from benchgraph.store.writes import Change
 
 _WILDCARDS = {"0.0.0.0": "127.0.0.1", "[::]": "[::1]"}
 _LOOPBACK = ("127.0.0.1", "localhost", "[::1]")

@@ -1,8 +1,8 @@
 """A remote store: any SPARQL 1.1 server, through the SPARQL 1.1 Protocol.
 
 Queries go to the query endpoint, writes to the update endpoint as SPARQL 1.1 Update, both sent
-by :class:`benchgraph.sparql_client.Client` (with the credentials, as the server asks); a graph is
-read from the Graph Store endpoint when there is one (else with a CONSTRUCT).
+by :class:`benchgraph.store.sparql_client.Client` (with the credentials, as the server asks); a
+graph is read from the Graph Store endpoint when there is one (else with a CONSTRUCT).
 
 Where the merged view lives depends on the server, and is read from it:
 
@@ -50,27 +50,29 @@ from typing import IO
 
 import pyoxigraph as ox
 
-from benchgraph import credentials, export, graphs, lexical, queries, settings
-from benchgraph.credentials import Credentials
-from benchgraph.sparql_client import Client, StoreTimeout
-from benchgraph.sparqltext import keywords, query_form, substitute
-from benchgraph.store import (
+from benchgraph import graphs, lexical, queries, settings
+from benchgraph.sparqltext import Term, keywords, query_form, substitute
+from benchgraph.store import credentials
+from benchgraph.store.credentials import Credentials
+from benchgraph.store.interface import (
     Answer,
-    Change,
     Notify,
     OutdatedStore,
     SentTriples,
     Store,
     StoreError,
-    Term,
+    present,
+    upgrade_notice,
+)
+from benchgraph.store.sparql_client import Client, StoreTimeout
+from benchgraph.store.writes import (
+    Change,
     data,
     in_view,
     insertion,
     out_of_view,
-    present,
     replacement,
     statement,
-    upgrade_notice,
 )
 
 __all__ = ["Endpoints", "RemoteStore", "StoreTimeout"]
@@ -242,7 +244,7 @@ class RemoteStore(Store):
 
     def graph_triples(self, graph: str | None) -> Iterator[ox.Triple]:
         if graph is None:
-            return export.view_triples(self)
+            return self.view_triples()
         if self.endpoints.graph_store is None:
             answer = self.query(
                 queries.internal("graph-triples"), {"graph": ox.NamedNode(graph)}, default_graph=()
@@ -276,7 +278,7 @@ class RemoteStore(Store):
     def quads(self, history: bool = True) -> Iterator[ox.Quad]:
         named = self._named_quads()
         yield from named if history else present(named)
-        for triple in export.view_triples(self):
+        for triple in self.view_triples():
             yield ox.Quad(triple.subject, triple.predicate, triple.object, ox.DefaultGraph())
 
     def _named_quads(self) -> Iterator[ox.Quad]:
