@@ -59,6 +59,18 @@ def report(page_graph: str) -> str:
     return REPORTS + "other/" + quote(page_graph, safe="")
 
 
+def source_key(graph: str) -> str | None:
+    """The identity of the page whose graph ``graph`` is: its page graph, its report, a kept
+    version or that version's report; None for any other IRI."""
+    for prefix, kept in ((REPORTS + "history/", True), (PAGES, False), (REPORTS, False)):
+        if graph.startswith(prefix):
+            rest = graph[len(prefix) :]
+            return unquote(rest.rpartition("/")[0] if kept else rest) or None
+    if graph.startswith(HISTORY):
+        return unquote(graph[len(HISTORY) :].rpartition("/")[0]) or None
+    return None
+
+
 def is_page(graph: str) -> bool:
     """Whether ``graph`` is a page graph, whose statements enter the merged view."""
     return graph.startswith(PAGES)

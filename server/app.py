@@ -19,7 +19,20 @@ from flask import Flask
 from benchgraph import queries, settings
 from benchgraph.outcomes import Gate
 from benchgraph.settings import SettingError
-from server import cors, docs, dumps, errors, feed, linked, named, pages, private, site, sparql
+from server import (
+    cors,
+    docs,
+    dumps,
+    errors,
+    feed,
+    linked,
+    named,
+    pages,
+    private,
+    site,
+    sparql,
+    vocabulary,
+)
 from server.backend import Backend
 
 
@@ -55,6 +68,7 @@ def create_app(config: Mapping[str, object] | None = None, gate: Gate | None = N
     app.register_blueprint(dumps.blueprint)
     app.register_blueprint(site.blueprint)
     app.register_blueprint(feed.blueprint)
+    app.register_blueprint(vocabulary.blueprint)
     app.register_blueprint(private.blueprint)
     if token is not None:
         if gate is None:

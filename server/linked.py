@@ -5,7 +5,9 @@ description (``/void``, ``/.well-known/void``).
 (by default ``https://w3id.org/benchgraph/id/PATH``, whatever host serves it): its statements,
 the types and labels of what it links to, what links to it (bounded) and the source pages that
 state something about it (``queries/internal/describe.rq``, run by a query worker with the IRI
-bound). The format follows a suffix (``.ttl``, ``.jsonld``, ``.nt``, ``.rdf``, ``.trig``,
+bound). The name of a graph (a page's, its validation report's, a kept version's, the versions
+catalogue's) stands for what that graph holds: its triples, as they are.
+The format follows a suffix (``.ttl``, ``.jsonld``, ``.nt``, ``.rdf``, ``.trig``,
 ``.nq``), else ``format``, else ``Accept`` (the media table); a browser asking for HTML is sent
 303 See Other to ``/page/PATH``. An IRI the store knows nothing about is 404.
 """
@@ -17,11 +19,11 @@ from collections.abc import Hashable
 from urllib.parse import quote
 
 import pyoxigraph as ox
-from flask import Blueprint, Response, redirect, request
+from flask import Blueprint, Response, redirect, render_template, request
 from werkzeug.http import is_resource_modified
 from werkzeug.wrappers import Response as WerkzeugResponse
 
-from benchgraph import media, queries
+from benchgraph import graphs, media, queries
 from benchgraph import vocab as V
 from server import void
 from server.answers import respond
@@ -82,12 +84,15 @@ def resource(path: str) -> Response | WerkzeugResponse:
         unchanged = Response(status=304)
         unchanged.set_etag(etag)
         return _finish(unchanged, backend)
+    # A graph's name (a page's, its report's, a kept version's, the catalogue's) stands for
+    # what the graph holds; any other IRI for its description.
+    holds = graphs.source_key(iri) is not None or iri == graphs.VERSIONS
     job = Job(
-        queries.internal("describe"),
+        queries.internal("graph-triples" if holds else "describe"),
         None,
         chosen.key,
         backend.max_rows,
-        {"resource": ox.NamedNode(iri)},
+        {"graph" if holds else "resource": ox.NamedNode(iri)},
     )
     answer = _cached(backend, ("describe", iri, chosen.key), job)
     if answer.rows == 0:
@@ -137,10 +142,19 @@ def examples(backend: Backend) -> list[str]:
 def dataset() -> Response:
     """The VoID and DCAT description of the dataset."""
     backend = current()
-    chosen, _ = _graph_format(None, with_page=False)
+    chosen, _ = _graph_format(None, with_page=True)
     found = void.triples(
         backend.base_url(), backend.id_base(), figures(backend), str(backend.config["license"])
     )
+    if chosen.kind == "page":  # a browser: the Turtle, readable, with the formats to fetch
+        text = ox.serialize(found, format=ox.RdfFormat.TURTLE, prefixes=void.PREFIXES) or b""
+        body = render_template(
+            "void.html",
+            title="The dataset's description (VoID and DCAT)",
+            turtle=text.decode("utf-8"),
+            formats=media.of_kind("graph"),
+        )
+        return _finish(Response(body, content_type=chosen.content_type), backend)
     items: list[ox.Triple] | list[ox.Quad] = found
     if chosen.key in media.QUAD_FORMATS:
         items = [ox.Quad(t.subject, t.predicate, t.object, ox.DefaultGraph()) for t in found]

@@ -25,10 +25,11 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pyoxigraph as ox
-from flask import Blueprint, Response, render_template, request, url_for
+from flask import Blueprint, Response, redirect, render_template, request, url_for
 from markupsafe import Markup
+from werkzeug.wrappers import Response as WerkzeugResponse
 
-from benchgraph import asof, graphs, media, prefixes, resources
+from benchgraph import asof, graphs, iris, media, prefixes, resources
 from benchgraph import vocab as V
 from benchgraph.queries import QueryError
 from server import charts, sparql
@@ -105,9 +106,12 @@ def _named(name: str, **values: str) -> list[Row]:
 
 @blueprint.app_template_filter("page_url")
 def page_url(iri: str) -> str:
-    """The site page of a benchgraph IRI; any other IRI as it is."""
+    """The site page of a benchgraph IRI, the vocabulary's page for a term of its own; any other
+    IRI as it is."""
     if iri.startswith(V.ID):
         return url_for("site.page", path="x").removesuffix("x") + iri[len(V.ID) :]
+    if iri.startswith(V.BG):
+        return url_for("vocabulary.namespace") + "#" + iri[len(V.BG) :]
     return iri
 
 
@@ -314,9 +318,16 @@ def search() -> Response:
 
 @blueprint.get("/query")
 def query() -> Response:
-    """A SPARQL form; with ``query``, its answer as a table under it."""
+    """A SPARQL form; with ``query``, its answer as a table under it; with ``example``, the
+    form holding that named query's text, to edit before it runs (it needs a parameter)."""
     backend = current()
     text = request.args.get("query", "")
+    example = request.args.get("example", "")
+    edited = ""
+    if example and not text:
+        if example not in backend.catalogue:
+            raise ApiError(404, f"there is no named query {example!r}; /queries lists them")
+        edited = backend.catalogue[example].text
     names: list[str] = []
     rows: list[list[dict[str, str]]] = []
     answer = None
@@ -331,7 +342,7 @@ def query() -> Response:
     return _render(
         "query",
         "Query",
-        query=text,
+        query=text or edited,
         names=names,
         rows=rows,
         answer=answer,
@@ -342,9 +353,14 @@ def query() -> Response:
 
 
 @blueprint.get("/page/<path:path>")
-def page(path: str) -> Response:
-    """The page of the resource ``https://w3id.org/benchgraph/id/<path>``."""
+def page(path: str) -> Response | WerkzeugResponse:
+    """The page of the resource ``https://w3id.org/benchgraph/id/<path>``; for the name of a
+    page's graph (its statements, its validation report, a kept version), its source page."""
     iri = V.ID + quote(path, safe="/-")
+    key = graphs.source_key(iri)
+    if key is not None:
+        findings = "#validation" if iri.startswith(graphs.REPORTS) else ""
+        return redirect(page_url(iris.source(key)) + findings, 303)
     node = ox.NamedNode(iri)
     props = _props(select("properties", resource=node))
     if not props:
