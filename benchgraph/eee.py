@@ -48,7 +48,7 @@ from typing import IO, TYPE_CHECKING
 
 import pyoxigraph as ox
 
-from benchgraph import queries
+from benchgraph import graphs, queries
 from benchgraph import vocab as V
 
 if TYPE_CHECKING:
@@ -198,15 +198,21 @@ class Evaluation:
 
 def evaluations(store: Store) -> Iterator[Evaluation]:
     """Yield the store's results as evaluations, in the order of the results query (by source
-    page, method and reporting paper). Raises StoreError when the store cannot answer."""
-    answer = store.query(queries.internal("eee-results"))
+    page, method and reporting paper, then the names the rows gave them). Raises StoreError
+    when the store cannot answer."""
+    answer = store.query(queries.internal("eee-results"), {"pages": ox.Literal(graphs.PAGES)})
     assert isinstance(answer, ox.QuerySolutions)
     rows = (_Row(solution) for solution in answer)
     by_result = itertools.groupby(rows, key=lambda row: row.text("result"))
     results = (list(result_rows) for _, result_rows in by_result)
+    previous, repeat = "", 1
     for _, group in itertools.groupby(results, key=lambda rows: rows[0].evaluation_key):
         evaluation = list(group)
-        yield _evaluation(evaluation[0][0], [_result(rows) for rows in evaluation])
+        found = _evaluation(evaluation[0][0], [_result(rows) for rows in evaluation])
+        # The same page, method and paper under other names: the second is ``…/2``.
+        repeat = repeat + 1 if found.evaluation_id == previous else 1
+        previous = found.evaluation_id
+        yield found if repeat == 1 else replace(found, evaluation_id=f"{previous}/{repeat}")
 
 
 def write(store: Store, output: IO[bytes], left_out: Callable[[LeftOut], None]) -> int:
@@ -253,7 +259,8 @@ class _Row:
 
     def __init__(self, solution: ox.QuerySolution) -> None:
         self.solution = solution
-        self.evaluation_key = (self.text("document"), self.text("method"), self.text("paper"))
+        names = ("document", "method", "paper", "methodName", "paperTitle", "paperUrl")
+        self.evaluation_key = tuple(self.text(name) for name in names)
 
     def text(self, name: str) -> str | None:
         term = self.solution[name]
@@ -265,7 +272,7 @@ class _Row:
 
 def _evaluation(row: _Row, results: list[Result]) -> Evaluation:
     """The evaluation whose first row is ``row`` and whose results are ``results``."""
-    document, method, paper = row.evaluation_key
+    document, method, paper = row.evaluation_key[:3]
     relationship, basis = _relationship(row)
     details = _present(
         source_document=document,
@@ -276,8 +283,8 @@ def _evaluation(row: _Row, results: list[Result]) -> Evaluation:
         ingested_at=row.text("ingested"),
         reporting_paper=paper,
         reporting_paper_id=row.text("paperId"),
-        reporting_paper_title=row.text("paperLabel"),
-        reporting_paper_url=row.text("paperUrl"),
+        reporting_paper_title=row.text("paperTitle") or row.text("paperLabel"),
+        reporting_paper_url=row.text("paperUrl") or row.text("paperPage"),
         relationship_basis=basis,
     )
     assert method is not None
@@ -291,7 +298,7 @@ def _evaluation(row: _Row, results: list[Result]) -> Evaluation:
             relationship=relationship,
             details=details,
         ),
-        model=Model(name=row.text("methodLabel") or method, id=method),
+        model=Model(name=row.text("methodName") or row.text("methodLabel") or method, id=method),
         results=tuple(results),
     )
 

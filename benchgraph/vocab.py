@@ -79,6 +79,9 @@ codeRepository = BG + "codeRepository"
 verified = BG + "verified"
 developerReported = BG + "developerReported"
 sourceLocation = BG + "sourceLocation"
+publishedMethodName = BG + "publishedMethodName"
+publishedPaperTitle = BG + "publishedPaperTitle"
+publishedPaperURL = BG + "publishedPaperURL"
 
 # Method
 introducedIn = BG + "introducedIn"

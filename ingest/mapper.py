@@ -282,6 +282,11 @@ def _map_result(
     g.text(result, V.publishedCell, r.cell)
     g.add(result, V.unit, unit)
     g.add(result, V.reportedIn, _map_paper(g, r.reported_in))
+    # As this row wrote them: a page may name one method or paper in several ways.
+    g.text(result, V.publishedMethodName, r.method)
+    g.text(result, V.publishedPaperTitle, r.reported_in.title)
+    if r.reported_in.url:
+        g.add(result, V.publishedPaperURL, r.reported_in.url)
     g.add(result, V.wasDerivedFrom, source)
     g.text(result, V.sourceTable, r.table)
     g.text(result, V.sourceLocation, r.location)

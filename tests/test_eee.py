@@ -193,6 +193,16 @@ def test_the_source_page_and_its_times_are_there(exported: Exported) -> None:
         assert record["model_info"]["id"] == index.value(iri, V.method)
 
 
+def test_the_model_and_paper_are_named_as_the_rows_wrote_them(exported: Exported) -> None:
+    index = exported.index
+    for iri, entry in exported.entries().items():
+        record = entry["record"]
+        details = record["source_metadata"]["additional_details"]
+        assert record["model_info"]["name"] == index.value(iri, V.publishedMethodName)
+        assert details.get("reporting_paper_title") == index.value(iri, V.publishedPaperTitle)
+        assert details.get("reporting_paper_url") == index.value(iri, V.publishedPaperURL)
+
+
 def test_a_store_without_results_exports_nothing(tmp_path: Path) -> None:
     with EmbeddedStore(tmp_path / "store"):
         pass
