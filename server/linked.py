@@ -148,13 +148,13 @@ def dataset() -> Response:
     )
     if chosen.kind == "page":  # a browser: the Turtle, readable, with the formats to fetch
         text = ox.serialize(found, format=ox.RdfFormat.TURTLE, prefixes=void.PREFIXES) or b""
-        body = render_template(
+        page = render_template(
             "void.html",
             title="The dataset's description (VoID and DCAT)",
             turtle=text.decode("utf-8"),
             formats=media.of_kind("graph"),
         )
-        return _finish(Response(body, content_type=chosen.content_type), backend)
+        return _finish(Response(page, content_type=chosen.content_type), backend)
     items: list[ox.Triple] | list[ox.Quad] = found
     if chosen.key in media.QUAD_FORMATS:
         items = [ox.Quad(t.subject, t.predicate, t.object, ox.DefaultGraph()) for t in found]
