@@ -20,6 +20,7 @@ from benchgraph import queries, settings
 from benchgraph.outcomes import Gate
 from benchgraph.settings import SettingError
 from server import (
+    compression,
     cors,
     docs,
     dumps,
@@ -78,4 +79,5 @@ def create_app(config: Mapping[str, object] | None = None, gate: Gate | None = N
             )
         pages.register(app, token, gate)
     cors.register(app, str(values["cors_origins"]))
+    compression.register(app)
     return app
