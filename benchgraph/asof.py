@@ -10,7 +10,10 @@ A named query's header says how it reads the store's past, in a ``#+ versions:``
 - ``between [SCOPE]``: it runs on two named graphs, :data:`SINCE` and :data:`UNTIL`, holding the
   versions current at ``since`` and at ``until`` (default: the current versions) of each page
   whose version differs between the two, each with its catalogue entry (its
-  ``bg:SourceVersion``). A page absent at one of the moments is absent from that graph.
+  ``bg:SourceVersion``). A page absent at one of the moments is absent from that graph. Given
+  ``clock`` ``store`` (a parameter of type clock), the moments are the store's own time: the
+  versions current at each are those the store held current then, by when it ingested,
+  withdrew or restored each (what the changes feed reads: what the store learned when).
 
 SCOPE, the name of a benchmark, paper or method parameter, narrows the pages read, when the
 parameter is given, to those one of whose versions mentions its value (as subject or object):
@@ -34,6 +37,9 @@ from benchgraph.queries import VERSION_MOMENTS, NamedQuery, reads_past
 from benchgraph.sparqltext import Term, substitute
 from benchgraph.store import Answer, Store, StoreError
 
+# The parameter of a query read between that says by which clock its moments are (a clock
+# parameter: data, the default, or store).
+CLOCK = "clock"
 SINCE = V.ID + "past/since"
 UNTIL = V.ID + "past/until"
 
@@ -47,6 +53,7 @@ class Past:
     reading: str
     moments: tuple[str, ...]
     scope: str = ""
+    clock: str = "data"  # between: the moments by each page's data-updated time, or the store's
 
 
 def past(named: NamedQuery, bindings: Mapping[str, Term]) -> Past | None:
@@ -57,10 +64,12 @@ def past(named: NamedQuery, bindings: Mapping[str, Term]) -> Past | None:
     reading, *scope = named.versions.split()
     given = [bindings.get(name) for name in VERSION_MOMENTS[reading]]
     within = bindings.get(scope[0]) if scope else None
+    clock = bindings.get(CLOCK)
     return Past(
         reading,
         tuple(term.value if isinstance(term, ox.Literal) else "" for term in given),
         within.value if isinstance(within, ox.NamedNode) else "",
+        clock.value if isinstance(clock, ox.Literal) else "data",
     )
 
 
@@ -87,7 +96,8 @@ def prepare(store: Store, asked: Past) -> ox.Store:
     until = moment(asked.moments[1]) if asked.moments[1] else None
     olds, news = [], []
     for page in pages:
-        old, new = page.at(since), page.at(until) if until else page.current
+        old = page.at(since, asked.clock)
+        new = page.at(until, asked.clock) if until else page.current
         if (old and old.sha256) == (new and new.sha256):
             continue
         olds += [old] if old else []

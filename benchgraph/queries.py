@@ -122,6 +122,18 @@ def _name_or_iri(mint: Callable[[str], str]) -> Callable[[str], NamedNode]:
     return convert
 
 
+# The clocks a query read ``between`` can take its moments by (see benchgraph.asof): each page's
+# data-updated time, or the store's own (when it learned each version).
+CLOCKS = ("data", "store")
+
+
+def _to_clock(text: str) -> Literal:
+    text = text.strip().lower()
+    if text not in CLOCKS:
+        raise ValueError(f"a clock is one of {', '.join(CLOCKS)}")
+    return Literal(text)
+
+
 def _iri_or_label(text: str) -> NamedNode | Literal:
     """An IRI as such; anything else as a plain literal the query matches against labels."""
     text = text.strip()
@@ -140,6 +152,7 @@ CONVERTERS: dict[str, Callable[[str], NamedNode | Literal]] = {
     "decimal": _to_decimal,
     "date": _to_date,
     "moment": _to_moment,
+    "clock": _to_clock,
     "benchmark": _iri_or_label,
     "metric": _iri_or_label,
 }

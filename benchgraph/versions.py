@@ -167,13 +167,16 @@ class Versions:
     def find(self, sha256: str) -> Version | None:
         return next((v for v in self.all if v.sha256 == sha256), None)
 
-    def at(self, when: datetime) -> Version | None:
+    def at(self, when: datetime, clock: str = "data") -> Version | None:
         """The version that was current at ``when``: of those whose data-updated time (a
         version without one: its ingest time) is at or before it, the latest, unless a version
         was restored by then, after that one was ingested (then the last restored); None when
         there is none, or when the one chosen had been withdrawn by then (and is not current
-        again)."""
-        earlier = [v for v in self.all if v.order[0] <= when]
+        again). With the ``store`` clock, ``when`` is the store's own time: of the versions
+        ingested by then, the latest by data-updated time (the one the store held current, as a
+        version that arrives late is kept as history), restored and withdrawn as above."""
+        by = 0 if clock == "data" else 1
+        earlier = [v for v in self.all if v.order[by] <= when]
         if not earlier:
             return None
         chosen = earlier[-1]

@@ -300,6 +300,7 @@ def surfaces(base: str) -> dict[str, str]:
         "changes": base + "changes.atom",
         "void": base + "void",
         "wellKnownVoid": base + ".well-known/void",
+        "vocabulary": base + "ns",
     }
 
 

@@ -1,18 +1,23 @@
 """The changes feed: ``GET /changes.atom``, an Atom 1.0 feed (RFC 4287) of the results added,
 removed or changed across the store, newest first.
 
-It is the named query ``changes`` (``queries/changes.rq``) as a feed: the request's ``since``,
-``until`` and ``benchmark`` are resolved as ``/queries/changes`` resolves them (a benchmark by
-label, dataset name or IRI; one that names nothing is 404 with suggestions, a moment that is
-none 400) and the query runs as a :class:`~server.engine.Job` on a query worker, its answer
-cached per store generation; the feed carries an ``ETag`` and ``Last-Modified``, so
-revalidation is answered 304 without running anything. Without ``since`` the feed starts
-:data:`DEFAULT_DAYS` days before ``until``, or before the latest change the versions catalogue
-records (the latest data-updated or withdrawal time of any version). It lists at most
-:data:`MAX_ENTRIES` changes, the newest; its subtitle says when more changed.
+It is the named query ``changes`` (``queries/changes.rq``) as a feed of what the store learned:
+its ``clock`` is ``store`` unless the request asks for ``data``, so ``since`` and ``until`` are
+the store's own time, and a page loaded into the running server is in the feed at once, dated
+when it was loaded. The request's ``since``, ``until`` and ``benchmark`` are resolved as
+``/queries/changes`` resolves them (a benchmark by label, dataset name or IRI; one that names
+nothing is 404 with suggestions, a moment that is none 400) and the query runs as a
+:class:`~server.engine.Job` on a query worker, its answer cached per store generation; the feed
+carries an ``ETag`` and ``Last-Modified``, so revalidation is answered 304 without running
+anything. Without ``since`` the feed starts :data:`DEFAULT_DAYS` days before ``until``, or
+before the latest change the versions catalogue records by its clock (by the store's: the
+latest ingest, withdrawal or restore). It lists at most :data:`MAX_ENTRIES` changes, the
+newest; its subtitle says when more changed.
 
-One entry per change row: its id is minted from the result and the two versions compared, so
-it stays the same as long as they do; its link is the result's site page.
+One entry per change row, dated by the feed's clock (when the store loaded it; with
+``clock=data``, the page's data-updated time), its content giving both versions' data-updated
+times and when it was loaded: its id is minted from the result and the two versions compared,
+so it stays the same as long as they do; its link is the result's site page.
 """
 
 from __future__ import annotations
@@ -60,11 +65,13 @@ class Change:
     new_version: str
     new_modified: str
     changed_at: str
+    loaded_at: str  # when the store learned it
+    dated: str  # the time the entry is dated by: loaded_at, or changed_at by the data clock
 
     @classmethod
-    def of(cls, row: Mapping[str, str]) -> Change:
-        """The change a row (cells by variable, as text) gives; a missing label is the IRI's
-        last part."""
+    def of(cls, row: Mapping[str, str], clock: str = "store") -> Change:
+        """The change a row (cells by variable, as text) gives, dated by ``clock``; a missing
+        label is the IRI's last part."""
         return cls(
             row.get("change", ""),
             row.get("result", ""),
@@ -79,6 +86,8 @@ class Change:
             row.get("newVersion", ""),
             row.get("newModified", ""),
             row.get("changedAt", ""),
+            row.get("loadedAt", ""),
+            row.get("loadedAt" if clock == "store" else "changedAt", ""),
         )
 
     @property
@@ -115,10 +124,12 @@ class Change:
         before = side(self.old_value, self.old_version, self.old_modified, "no version of its page")
         gone = f"its page was withdrawn at {self.changed_at}" if self.changed_at else "withdrawn"
         after = side(self.new_value, self.new_version, self.new_modified, gone)
+        learned = f"Loaded into the store at {self.loaded_at}.\n" if self.loaded_at else ""
         return (
             f"{self.title}.\n"
             f"Before: {before}.\n"
             f"After: {after}.\n"
+            f"{learned}"
             f"Metric: {self.metric_label}. Result: {self.result}"
         )
 
@@ -139,11 +150,12 @@ def page_of(base: str, iri: str) -> str:
     return base + "page/" + iri[len(V.ID) :] if iri.startswith(V.ID) else iri
 
 
-def default_since(backend: Backend, until: str, fallback: datetime) -> str:
+def default_since(backend: Backend, until: str, fallback: datetime, clock: str) -> str:
     """The date a feed without ``since`` starts from: :data:`DEFAULT_DAYS` days before
-    ``until``, else before the latest change the versions catalogue records, else before
-    ``fallback`` (a store with no catalogue). An ``until`` that is no moment is left for the
-    query's parameters to refuse."""
+    ``until``, else before the latest change the versions catalogue records by ``clock`` (by
+    the store's: the latest ingest, withdrawal or restore; by the data's: the latest
+    data-updated or withdrawal time), else before ``fallback`` (a store with no catalogue).
+    An ``until`` that is no moment is left for the query's parameters to refuse."""
     end: datetime | None = None
     if until:
         try:
@@ -152,7 +164,8 @@ def default_since(backend: Backend, until: str, fallback: datetime) -> str:
             end = None
     else:
         latest = backend.lookup(
-            queries.internal("latest-change"), {"versions": ox.NamedNode(graphs.VERSIONS)}
+            queries.internal("latest-load" if clock == "store" else "latest-change"),
+            {"versions": ox.NamedNode(graphs.VERSIONS)},
         )
         end = instant(latest[0]) if latest else None
     return ((end or fallback) - timedelta(days=DEFAULT_DAYS)).date().isoformat()
@@ -199,7 +212,7 @@ def document(feed: Feed, changes: list[Change], base: str) -> bytes:
         entry = add(root, "entry")
         add(entry, "id", change.id)
         add(entry, "title", change.title, type="text")
-        add(entry, "updated", rfc3339(instant(change.changed_at) or updated))
+        add(entry, "updated", rfc3339(instant(change.dated) or updated))
         add(entry, "link", rel="alternate", type="text/html", href=page_of(base, change.result))
         add(entry, "category", term=change.change, label=change.change)
         add(entry, "summary", change.title, type="text")
@@ -215,9 +228,11 @@ def changes() -> Response:
     values = given(named)
     backend.pool.start()
     generation = backend.pool.generation
-    wanted = dict(values)
+    wanted = {"clock": "store", **values}  # what the store learned when, unless asked
+    clock = wanted["clock"].strip().lower()
     if not values.get("since"):
-        wanted["since"] = default_since(backend, values.get("until", ""), generation.modified)
+        until = values.get("until", "")
+        wanted["since"] = default_since(backend, until, generation.modified, clock)
     question = asked(backend, named, wanted)
     bindings = question.bindings
     base = backend.base_url()
@@ -234,7 +249,7 @@ def changes() -> Response:
             answer = backend.run(job)
             backend.cache.put((generation.tag, key), answer)
         assert answer.values is not None
-        found = [Change.of(row) for row in answer.values.rows]
+        found = [Change.of(row, clock) for row in answer.values.rows]
         feed = _feed(backend, base, values, bindings, found, answer.truncated)
         if feed.updated is None:  # no change with a time: the store's own
             feed = replace(feed, updated=generation.modified)
@@ -259,9 +274,10 @@ def _feed(
     form, a default ``since`` left out (it moves with the store)."""
     text = {k: v.value for k, v in bindings.items() if isinstance(v, ox.NamedNode | ox.Literal)}
     iri = text.get("benchmark", "")
-    canonical = {k: text[k] for k in ("benchmark", "since", "until") if k in text}
-    if not values.get("since"):
-        del canonical["since"]
+    canonical = {k: text[k] for k in ("benchmark", "since", "until", "clock") if k in text}
+    for default in ("since", "clock"):
+        if not values.get(default):
+            canonical.pop(default, None)
     feed_url = base + "changes.atom"
     label = ""
     if iri:
@@ -270,14 +286,17 @@ def _feed(
     scope = f" on {label}" if label else " across the store"
     until = f" until {text['until']}" if "until" in text else ""
     since = text["since"]
-    subtitle = f"Results added, removed or changed{scope} since {since}{until}, newest first."
+    by = "loaded into the store" if text.get("clock") == "store" else "by their pages' dates"
+    subtitle = (
+        f"Results added, removed or changed{scope} since {since}{until} ({by}), newest first."
+    )
     if capped:
         subtitle += (
             f" Only the latest {MAX_ENTRIES} changes are listed: more changed (a later since, "
             "an until or a benchmark narrows the feed)."
         )
     query = request.query_string.decode("utf-8", "replace")
-    newest = [t for t in (instant(c.changed_at) for c in found) if t is not None]
+    newest = [t for t in (instant(c.dated) for c in found) if t is not None]
     return Feed(
         id=feed_url + ("?" + urlencode(sorted(canonical.items())) if canonical else ""),
         title=f"benchgraph: changes{scope}",

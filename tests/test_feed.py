@@ -21,7 +21,7 @@ import test_asof
 from lxml import etree
 from support.live import Live
 from test_asof import BENCHMARK, answer
-from test_history import ADDED, PEZ, PRISM, STEPS, ingest
+from test_history import ADDED, PEZ, PRISM, STEPS, dated, ingest
 
 from benchgraph import vocab as V
 from benchgraph.store import holder
@@ -101,7 +101,7 @@ def test_each_change_is_an_entry_titled_with_its_values(kept: Path, server: Live
     }
     for (since, until), (change, result, method, said) in between.items():
         (row,) = rows(kept, since=since, until=until)
-        _, parsed, _ = feed(server, since=since, until=until)
+        _, parsed, _ = feed(server, since=since, until=until, clock="data")
         (entry,) = parsed.entries
         assert entry.title.startswith(f"{method} on {BENCHMARK}{said}"), entry.title
         assert [t.term for t in entry.tags] == [change]
@@ -115,27 +115,29 @@ def test_each_change_is_an_entry_titled_with_its_values(kept: Path, server: Live
 
 
 def test_entry_ids_are_stable_and_unique(server: Live) -> None:
-    _, first, _ = feed(server, since="2026-01-31")
-    _, again, _ = feed(server, since="2026-01-31", until="2099-01-01")
+    _, first, _ = feed(server, since="2026-01-31", clock="data")
+    _, again, _ = feed(server, since="2026-01-31", until="2099-01-01", clock="data")
     ids = [e.id for e in first.entries]
     assert len(set(ids)) == len(ids) > 6
     assert ids == [e.id for e in again.entries]  # the same versions compared, the same ids
-    _, later, _ = feed(server, since="2026-03-31", until="2026-04-30")
+    _, later, _ = feed(server, since="2026-03-31", until="2026-04-30", clock="data")
     assert later.entries[0].id not in ids  # PRISM's change against another version
 
 
 def test_entries_are_newest_first_and_the_feed_is_as_new_as_its_newest(server: Live) -> None:
-    _, parsed, root = feed(server, since="2026-01-31")
-    times = [e.updated_parsed for e in parsed.entries]
-    assert times == sorted(times, reverse=True)
-    assert root.findtext(f"{ATOM}updated") == parsed.entries[0].updated
-    assert parsed.feed.author == "benchgraph"
-    assert parsed.feed.id == f"{parsed.feed.link.rsplit('/', 1)[0]}/changes.atom?since=2026-01-31"
+    for clock in ("data", "store"):
+        _, parsed, root = feed(server, since="2026-01-31", clock=clock)
+        times = [e.updated_parsed for e in parsed.entries]
+        assert times == sorted(times, reverse=True)
+        assert root.findtext(f"{ATOM}updated") == parsed.entries[0].updated
+        assert parsed.feed.author == "benchgraph"
+        base = parsed.feed.link.rsplit("/", 1)[0]
+        assert parsed.feed.id == f"{base}/changes.atom?clock={clock}&since=2026-01-31"
 
 
 def test_the_benchmark_filter_keeps_its_results_and_names_it(kept: Path, server: Live) -> None:
-    _, everything, _ = feed(server, since="2026-01-31")
-    _, laion, root = feed(server, since="2026-01-31", benchmark="LAION")
+    _, everything, _ = feed(server, since="2026-01-31", clock="data")
+    _, laion, root = feed(server, since="2026-01-31", benchmark="LAION", clock="data")
     expected = rows(kept, since="2026-01-31", benchmark=BENCHMARK)
     assert [e.link.rsplit("/", 1)[1] for e in laion.entries] == [
         r["result"].rsplit("/", 1)[1] for r in expected
@@ -145,10 +147,11 @@ def test_the_benchmark_filter_keeps_its_results_and_names_it(kept: Path, server:
     assert laion.feed.title == f"benchgraph: changes on {BENCHMARK}"
     links = {link.get("rel"): link.get("href") for link in root.findall(f"{ATOM}link")}
     assert links["alternate"] == f"{server.url}page/benchmark/prompt-recovery/laion"
-    assert links["self"] == f"{server.url}changes.atom?since=2026-01-31&benchmark=LAION"
+    self = f"{server.url}changes.atom?since=2026-01-31&benchmark=LAION&clock=data"
+    assert links["self"] == self
     # Named by its label or by its IRI, it is the same feed.
-    _, by_iri, _ = feed(server, since="2026-01-31", benchmark=LAION_IRI)
-    canonical = urlencode({"benchmark": LAION_IRI, "since": "2026-01-31"})
+    _, by_iri, _ = feed(server, since="2026-01-31", benchmark=LAION_IRI, clock="data")
+    canonical = urlencode({"benchmark": LAION_IRI, "clock": "data", "since": "2026-01-31"})
     assert by_iri.feed.id == laion.feed.id == f"{server.url}changes.atom?{canonical}"
 
 
@@ -156,16 +159,66 @@ def test_without_since_the_feed_starts_90_days_before_the_latest_change(
     kept: Path, server: Live
 ) -> None:
     # The latest version of the LAION page was updated on 2026-07-06.
-    _, parsed, _ = feed(server)
+    _, parsed, _ = feed(server, clock="data")
     expected = rows(kept, since="2026-04-07")
     assert [e.link.rsplit("/", 1)[1] for e in parsed.entries] == [
         r["result"].rsplit("/", 1)[1] for r in expected
     ]
     assert {t.term for e in parsed.entries for t in e.tags} == {"added", "removed", "changed"}
-    assert "since 2026-04-07, newest first." in parsed.feed.subtitle
-    assert parsed.feed.id == f"{server.url}changes.atom"  # the default since is not its own
-    _, until, _ = feed(server, until="2026-05-31")  # before until, when given
+    assert "since 2026-04-07 (by their pages' dates), newest first." in parsed.feed.subtitle
+    # the default since is not its own
+    assert parsed.feed.id == f"{server.url}changes.atom?clock=data"
+    _, until, _ = feed(server, until="2026-05-31", clock="data")  # before until, when given
     assert "since 2026-03-02 until 2026-05-31" in until.feed.subtitle
+
+
+def test_by_default_the_feed_is_what_the_store_learned_dated_when_it_was_loaded(
+    kept: Path, server: Live
+) -> None:
+    _, parsed, _ = feed(server)
+    assert "(loaded into the store), newest first." in parsed.feed.subtitle
+    since = parsed.feed.subtitle.split(" since ", 1)[1].split(" ")[0]
+    expected = rows(kept, since=since, clock="store")
+    assert [e.link.rsplit("/", 1)[1] for e in parsed.entries] == [
+        r["result"].rsplit("/", 1)[1] for r in expected
+    ]
+    assert expected and all(r["loadedAt"] for r in expected)
+    for entry, row in zip(parsed.entries, expected, strict=True):
+        assert entry.updated.startswith(row["loadedAt"][:19]), (entry.updated, row)
+        assert f"Loaded into the store at {row['loadedAt']}" in entry.content[0].value
+    # By the store's clock, a moment before any load sees nothing, so each result is added.
+    assert {t.term for e in parsed.entries for t in e.tags} == {"added"}
+
+
+def test_a_page_loaded_into_the_running_server_is_in_the_feed_at_once(
+    kept: Path, five: list[Path], tmp_path: Path
+) -> None:
+    live = served_copy(kept, tmp_path)
+    try:
+        _, before, _ = feed(live)
+        looked = before.feed.updated  # the last load the feed knew of
+        page = tmp_path / "v6.md"
+        text = dated(value_changed_again(five[-1].read_text(encoding="utf-8")), 8)
+        page.write_text(text, encoding="utf-8")
+        ingest(live.store, page)  # through the server, which holds the store
+        _, after, _ = feed(live)
+        _, since, _ = feed(live, since=looked)
+    finally:
+        assert live.stop() == 0
+    (entry,) = [e for e in after.entries if e.link.endswith(PRISM)]
+    assert entry.title == f"PRISM on {BENCHMARK}: added, 82.4 (CLIP Score)", entry.title
+    assert after.feed.updated == entry.updated and entry.updated_parsed > before.feed.updated_parsed
+    # What the store learned since the last load the feed knew of: that one change.
+    (change,) = since.entries
+    assert change.title.startswith(f"PRISM on {BENCHMARK}: 81.9 → 82.4"), change.title
+    assert change.updated == entry.updated
+
+
+def value_changed_again(text: str) -> str:
+    text = text.replace("| PRISM | 81.9 |", "| PRISM | 82.4 |")
+    return text.replace(
+        f"CLIP Score: 81.9. Result ID: {PRISM}", f"CLIP Score: 82.4. Result ID: {PRISM}"
+    )
 
 
 def test_unknown_benchmark_and_bad_moments_answer_in_the_error_shape(server: Live) -> None:
@@ -176,6 +229,7 @@ def test_unknown_benchmark_and_bad_moments_answer_in_the_error_shape(server: Liv
         ({"since": "June"}, 400, "since"),
         ({"until": "2026-13-45"}, 400, "until"),
         ({"sinse": "2026-01-01"}, 400, "sinse"),
+        ({"clock": "wall"}, 400, "clock"),
     ):
         reply = get(f"{server.url}changes.atom?{urlencode(values)}")
         assert reply.status == status, reply.body

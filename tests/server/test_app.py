@@ -66,6 +66,7 @@ NOT_LINKED = {
     "/_store/graphs": "the store owner's path (benchgraph.store.served), not the public surface",
     "/_store/triples": "the store owner's path",
     "/_store/quads": "the store owner's path",
+    "/ontology": "the vocabulary again, under the name ontology tools look for: / links /ns",
 }
 
 
