@@ -15,18 +15,14 @@ from bench.virtuoso import INSTALL_HINT, VirtuosoServer, installed
 
 __all__ = ["FAULTS", "INSTALL_HINT", "installed", "settings", "virtuoso"]
 
-# The named queries Virtuoso 7.2.5 cannot always compile (the same text runs on Oxigraph and in
-# the embedded store), with what it says; docs/remote-stores.md lists them. Whether some fail
-# depends on the data and on its plans, so the contract tests let these fail, naming
-# Virtuoso's error, and otherwise require the embedded store's rows; the leaderboard without
-# asOf (test_past_any_store) and papers through the proxy (test_proxy) are pinned as failing.
+# The named queries Virtuoso 7.2.5 (as bench/virtuoso.py configures it) refuses on some data
+# before running them, with what it says; docs/remote-stores.md lists them. Its estimate of their
+# cost varies from run to run, so the contract tests let these fail, naming Virtuoso's error,
+# and otherwise require the embedded store's rows; compare through the proxy (test_proxy) is
+# pinned as failing.
 FAULTS = {
-    "papers": "SQ156 Internal Optimized compiler error: Bad dfe in sqlo_place_exp",
-    "benchmarks": "SQ156 Internal Optimized compiler error: Bad dfe in sqlo_place_exp",
-    "audit-self-reported": "SQ156 Internal Optimized compiler error: Bad dfe in sqlo_place_exp",
-    "leaderboard": "SP031 ssg_print_bop_bool_expn (): unsupported mode (EXISTS inside IF)",
-    "compare": "SP031 ssg_print_bop_bool_expn (): unsupported mode (EXISTS inside IF)",
-    "audit-stale-sources": "SR185 Undefined procedure DB.DBA.…#dayTimeDuration",
+    "leaderboard": "42000 The estimated execution time … exceeds the limit of 400 (sec)",
+    "compare": "42000 The estimated execution time … exceeds the limit of 400 (sec)",
 }
 
 # What benchgraph needs to be told about Virtuoso (the docs say the same).
