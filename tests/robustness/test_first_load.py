@@ -133,13 +133,13 @@ def test_the_command_says_nothing_was_kept(
 ) -> None:
     made: list[_FailingBulk] = []
 
-    def failing_store(location: str, notify: Any = None) -> EmbeddedStore:
-        store = EmbeddedStore(location, notify=notify)
+    def failing_store(location: str, **options: Any) -> EmbeddedStore:
+        store = EmbeddedStore(location)
         made.append(_FailingBulk(store._store, fail_at=2))
         store._store = made[-1]  # type: ignore[assignment]
         return store
 
-    monkeypatch.setattr(cli_ingest, "open_store", failing_store)
+    monkeypatch.setattr(cli_ingest, "opened", failing_store)
     store_dir = tmp_path / "store"
     code = cli.main(["ingest", "--quiet", "--store", str(store_dir), str(corpus[0].parent)])
     err = capsys.readouterr()

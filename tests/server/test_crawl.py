@@ -72,7 +72,9 @@ def generated_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]
         cwd=REPO,
         capture_output=True,
     )
-    live = Live(build_store(corpus.parent / "store", corpus / "pages"))
+    # The feed of a store loaded at once gathers every page; a time limit of its own, as this
+    # test is about links, not speed (bench/ measures that).
+    live = Live(build_store(corpus.parent / "store", corpus / "pages"), "--query-timeout", "120")
     yield live
     assert live.stop() == 0
 

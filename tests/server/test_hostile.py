@@ -248,6 +248,7 @@ HARMLESS = {
     "decimal": "7.5",
     "date": "2020-01-02",
     "moment": "2020-01-02T03:04:05Z",
+    "clock": "store",
 }
 # Other parameters a query needs while one is being attacked: real values with real rows.
 REAL = {
