@@ -84,6 +84,7 @@ class Run:
     records: list[soak.Record] = field(default_factory=list)
     samples: list[soak.Sample] = field(default_factory=list)
     late: int = 0  # requests sent more than a second after their time (every client busy)
+    refused: Counter[str] = field(default_factory=Counter)  # "status path" of those not 200
     seconds: float = 0.0
 
     def timings(self, kind: str) -> list[float]:
@@ -98,10 +99,11 @@ class Run:
             found.append((s.at / 60, kb / 1024))
         return found
 
-    def slope(self, attribute: str) -> float:
-        """MB per minute: the least-squares slope over the last two thirds of the samples."""
+    def slope(self, attribute: str, thirds: int = 2) -> float:
+        """MB per minute: the least-squares slope over the last ``thirds`` thirds of the
+        samples."""
         points = self.memory_mb(attribute)
-        points = points[len(points) // 3 :]
+        points = points[len(points) * (3 - thirds) // 3 :]
         if len(points) < 2:
             return 0.0
         return statistics.linear_regression([t for t, _ in points], [m for _, m in points]).slope
@@ -240,6 +242,8 @@ def load(base: str, pid: int, targets: Targets, run: Run, rate: float, minutes: 
         record = ask(local.client, request, started)
         with lock:
             run.records.append(record)
+            if record.status != 200:
+                run.refused[f"{record.status} {request.path.split('?')[0]}"] += 1
             run.late += record.start - due > 1.0
 
     def sampler() -> None:
@@ -340,18 +344,21 @@ def markdown(run: Run, command: str, facts: dict[str, Any]) -> str:
         f"- {facts['platform']}, Python {facts['python']}; "
         + ", ".join(f"{k} {v}" for k, v in facts["packages"].items()),
         "",
-        "| resident memory | first third, median MB | last third, median MB | slope after "
-        "warming up, MB/min |",
-        "| --- | ---: | ---: | ---: |",
+        "| resident memory | first third, median MB | last third, median MB | slope, last two "
+        "thirds, MB/min | slope, last third, MB/min |",
+        "| --- | ---: | ---: | ---: | ---: |",
     ]
     for label, attribute in (("server process", "server_kb"), ("query workers", "workers_kb"),
                              ("together", "total_kb")):  # fmt: skip
         first, last = run.thirds(attribute)
-        lines.append(f"| {label} | {first:,.1f} | {last:,.1f} | {run.slope(attribute):+.3f} |")
+        lines.append(
+            f"| {label} | {first:,.1f} | {last:,.1f} | {run.slope(attribute):+.3f} | "
+            f"{run.slope(attribute, 1):+.3f} |"
+        )
     lines += [
         "",
-        f"{len(run.samples)} samples; the slope is the least-squares line through those of the "
-        "last two thirds of the run.",
+        f"{len(run.samples)} samples; a slope is the least-squares line through the samples of "
+        "the last two thirds of the run (after warming up) or of its last third.",
         "",
         "| requests | n | statuses | p50 ms | p95 ms | p99 ms |",
         "| --- | ---: | --- | ---: | ---: | ---: |",
@@ -378,6 +385,9 @@ def markdown(run: Run, command: str, facts: dict[str, Any]) -> str:
         f"**Failures: {len(failures)}**" + ("" if not failures else ":"),
         *[f"- {line}" for line in failures],
     ]
+    if run.refused:
+        often = ", ".join(f"{what} ({n})" for what, n in run.refused.most_common(5))
+        lines += ["", f"Most often not answered 200 under load: {often}."]
     return "\n".join(soak.wrapped(line) for line in lines) + "\n"
 
 
@@ -388,6 +398,9 @@ def figures(run: Run, command: str, facts: dict[str, Any]) -> dict[str, Any]:
         "machine": facts,
         "settings": run.settings,
         "slope_mb_per_min": {a: run.slope(a) for a in ("server_kb", "workers_kb", "total_kb")},
+        "last_third_slope_mb_per_min": {
+            a: run.slope(a, 1) for a in ("server_kb", "workers_kb", "total_kb")
+        },
         "idle_seconds": {"first": run.idle_first, "again": run.idle_again},
         "latency_ms": {
             k: {f"p{p}": percentile(run.timings(k), p) * 1000 for p in (50, 95, 99)}
