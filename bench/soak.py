@@ -598,7 +598,7 @@ def markdown(report: Report, command: str, facts: dict[str, Any], store: str) ->
         *_latency_table(report),
         *_memory_table(report),
     ]
-    return "\n".join(_wrapped(line) for line in lines) + "\n"
+    return "\n".join(wrapped(line) for line in lines) + "\n"
 
 
 def _preamble(s: dict[str, Any], command: str, facts: dict[str, Any], store: str) -> list[str]:
@@ -702,7 +702,7 @@ def _memory_table(report: Report) -> list[str]:
     return lines
 
 
-def _wrapped(line: str, width: int = 100) -> str:
+def wrapped(line: str, width: int = 100) -> str:
     """A prose line or list item wrapped as the rest of RELIABILITY.md is (tables, code and
     headings as they are)."""
     if len(line) <= width or line.startswith(("|", "#", "```", "python ")):
@@ -711,10 +711,11 @@ def _wrapped(line: str, width: int = 100) -> str:
     return textwrap.fill(line, width, subsequent_indent=indent, break_on_hyphens=False)
 
 
-def write_section(out: Path, section: str) -> None:
-    """Replace the ``## Load`` section of ``out`` with ``section`` (append it if missing)."""
+def write_section(out: Path, section: str, heading: str = SECTION) -> None:
+    """Replace the section ``heading`` (``## Load``) of ``out`` with ``section`` (append it if
+    missing)."""
     text = out.read_text(encoding="utf-8") if out.exists() else "# Reliability\n"
-    start = text.find(f"\n{SECTION}")
+    start = text.find(f"\n{heading}")
     if start < 0:
         text = text.rstrip("\n") + "\n\n" + section
     else:

@@ -1,5 +1,10 @@
 """The answers kept per store generation: finished answers, least recently used first out,
-and the warmed answers pinned beside them."""
+and the warmed answers pinned beside them.
+
+The answers kept are bounded in number (``CACHE_ENTRIES``) and in bytes together
+(``CACHE_BYTES``, as :attr:`server.engine.Answered.size` counts them): without the second bound,
+answers of many sizes fill the entries a few at a time and the server's memory grows with them for
+as long as it serves new requests (``RELIABILITY.md``, *Memory and load*)."""
 
 from __future__ import annotations
 
@@ -9,7 +14,8 @@ from collections.abc import Hashable
 
 from server.engine import Answered
 
-CACHE_ENTRIES = 256
+CACHE_ENTRIES = 4096
+CACHE_BYTES = 48 * 1024 * 1024  # the answers kept (not pinned) together
 CACHE_ENTRY_BYTES = 4 * 1024 * 1024
 PINNED_ENTRIES = 32  # warmed answers kept apart, of one generation
 PINNED_BYTES = 64 * 1024 * 1024  # their bodies together (one can be over CACHE_ENTRY_BYTES)
@@ -19,14 +25,20 @@ class Cache:
     """A small least-recently-used map of finished answers (thread-safe), beside a map of
     *pinned* answers that other answers never evict: the named queries warmed for one store
     generation (see :class:`server.named.Warmer`), at most ``pins`` of them, of
-    ``pinned_bytes`` together. Keys start with the generation's tag. No answer over
-    ``CACHE_ENTRY_BYTES`` is kept among the others: the answers pinned are few and chosen,
-    those are any."""
+    ``pinned_bytes`` together. Keys start with the generation's tag. The others are at most
+    ``entries`` answers of ``size`` bytes together, and none over ``CACHE_ENTRY_BYTES``: the
+    answers pinned are few and chosen, those are any."""
 
     def __init__(
-        self, entries: int, pins: int = PINNED_ENTRIES, pinned_bytes: int = PINNED_BYTES
+        self,
+        entries: int,
+        size: int = CACHE_BYTES,
+        pins: int = PINNED_ENTRIES,
+        pinned_bytes: int = PINNED_BYTES,
     ) -> None:
         self.entries = entries
+        self.size = size
+        self.kept = 0  # the bytes of the answers kept (not pinned), as Answered.size counts them
         self.pins = pins
         self.pinned_bytes = pinned_bytes
         self._items: OrderedDict[Hashable, Answered] = OrderedDict()
@@ -46,14 +58,19 @@ class Cache:
             return found
 
     def put(self, key: Hashable, answer: Answered) -> None:
-        """Keep ``answer`` under ``key``, evicting the least recently used past ``entries``."""
-        if answer.size > CACHE_ENTRY_BYTES:
+        """Keep ``answer`` under ``key``, evicting the least recently used past ``entries``
+        answers or ``size`` bytes together."""
+        if answer.size > min(CACHE_ENTRY_BYTES, self.size):
             return
         with self._lock:
+            replaced = self._items.pop(key, None)
+            if replaced is not None:
+                self.kept -= replaced.size
             self._items[key] = answer
-            self._items.move_to_end(key)
-            while len(self._items) > self.entries:
-                self._items.popitem(last=False)
+            self.kept += answer.size
+            while len(self._items) > self.entries or self.kept > self.size:
+                _, evicted = self._items.popitem(last=False)
+                self.kept -= evicted.size
 
     def pin(self, generation: str, key: Hashable, answer: Answered) -> bool:
         """Keep ``answer`` under ``(generation, key)`` until answers of another generation are

@@ -12,13 +12,16 @@
 
 The pages' SPARQL lives in ``queries/site/*.rq``; the resource is written into it as one RDF
 term (:func:`benchgraph.sparqltext.substitute`), never as text. Answers are cached per store
-generation. Values are shown as published (``bg:publishedValue``).
+generation, and so is each page once drawn (:func:`drawn_once`): a page asked again in the same
+generation is sent from the answer cache, without a query or a template. Values are shown as
+published (``bg:publishedValue``).
 """
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
@@ -35,7 +38,7 @@ from benchgraph.queries import QueryError
 from server import charts, sparql
 from server.answers import table
 from server.backend import current
-from server.engine import VALUES, Job, Term
+from server.engine import VALUES, Answered, Job, Term
 from server.errors import ApiError
 
 blueprint = Blueprint("site", __name__, template_folder="templates")
@@ -288,13 +291,42 @@ def _findings(source: str) -> tuple[dict[str, str], list[Row]]:
 
 
 def _render(template: str, title: str, **context: object) -> Response:
-    text = render_template(f"site/{template}.html", title=title, **context)
+    return _html(render_template(f"site/{template}.html", title=title, **context))
+
+
+def _html(text: str | bytes) -> Response:
     response = Response(text, content_type=media.BY_KEY["html"].content_type)
     response.headers["Vary"] = "Accept"
     return response
 
 
+def drawn_once(
+    view: Callable[..., Response | WerkzeugResponse],
+) -> Callable[..., Response | WerkzeugResponse]:
+    """``view``, its page kept in the answer cache for the store generation it was drawn in,
+    under the request's path and parameters, and sent from there when asked again. Only a page
+    is kept: an error (raised as ApiError) or a redirect is not."""
+
+    @functools.wraps(view)
+    def cached(**arguments: str) -> Response | WerkzeugResponse:
+        backend = current()
+        backend.pool.start()
+        shown = tuple(sorted(request.args.items(multi=True)))
+        key = (backend.pool.generation.tag, ("html", request.path, shown))
+        kept = backend.cache.get(key)
+        if kept is not None:
+            return _html(kept.body)
+        response = view(**arguments)
+        if response.status_code == 200:
+            body = response.get_data()
+            backend.cache.put(key, Answered("solutions", "html", body, 0, False))
+        return response
+
+    return cached
+
+
 @blueprint.get("/site")
+@drawn_once
 def home() -> Response:
     """What is loaded, a search box and where to go next."""
     counts = select("home")
@@ -307,6 +339,7 @@ def home() -> Response:
 
 
 @blueprint.get("/search")
+@drawn_once
 def search() -> Response:
     """Resources whose label contains ``q``."""
     text = request.args.get("q", "").strip()
@@ -353,6 +386,7 @@ def query() -> Response:
 
 
 @blueprint.get("/page/<path:path>")
+@drawn_once
 def page(path: str) -> Response | WerkzeugResponse:
     """The page of the resource ``https://w3id.org/benchgraph/id/<path>``; for the name of a
     page's graph (its statements, its validation report, a kept version), its source page."""

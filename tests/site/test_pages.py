@@ -17,14 +17,14 @@ from urllib.parse import urlencode
 import pyoxigraph as ox
 import pytest
 from flask.testing import FlaskClient
-from support import SEEDS, Index
+from support import SEEDS, Index, copy_store
 from support.html import Element, parse, table_rows, table_with
 
 from benchgraph import queries
 from benchgraph import vocab as V
 from benchgraph.store.embedded import EmbeddedStore
 from ingest.loader import ingest_file
-from server import charts
+from server import charts, site
 from server.app import create_app
 
 HTML = {"Accept": "text/html"}
@@ -541,3 +541,36 @@ def test_a_model_card_and_a_paper_of_a_card_are_pages_of_what_they_reported(
     arxiv = paper.find("dd", "identifier")
     assert arxiv is not None and arxiv.text == "2207.10666"
     assert values_in(paper) == ["81.50", "95.7"]
+
+
+def test_a_page_asked_again_in_one_generation_is_sent_as_drawn(
+    seeds_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copy = copy_store(seeds_store, tmp_path / "store")
+    app = create_app({"store": str(copy), "workers": 1})
+    pool = app.extensions["benchgraph"].pool
+    jobs: list[object] = []
+    drawn: list[str] = []
+    ran, rendered = pool.run, site.render_template
+
+    def counted(job: object, *args: object, **kwargs: object) -> object:
+        jobs.append(job)
+        return ran(job, *args, **kwargs)
+
+    def render(template: str, **context: object) -> str:
+        drawn.append(template)
+        return rendered(template, **context)
+
+    monkeypatch.setattr(pool, "run", counted)
+    monkeypatch.setattr(site, "render_template", render)
+    try:
+        client = app.test_client()
+        first = page(client, COMPOSET)
+        asked = len(jobs)
+        assert asked > 0 and drawn == ["site/benchmark.html"]
+        assert page(client, COMPOSET) == first
+        assert len(jobs) == asked and len(drawn) == 1  # no query run, no template drawn
+        page(client, COMPOSET + "?asOf=2026-01-01")
+        assert len(jobs) > asked and len(drawn) == 2  # the board as it was then: another page
+    finally:
+        pool.close()
