@@ -12,6 +12,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Hashable
 
+from server import allocator
 from server.engine import Answered
 
 CACHE_ENTRIES = 4096
@@ -68,9 +69,12 @@ class Cache:
                 self.kept -= replaced.size
             self._items[key] = answer
             self.kept += answer.size
+            evicting = len(self._items) > self.entries or self.kept > self.size
             while len(self._items) > self.entries or self.kept > self.size:
                 _, evicted = self._items.popitem(last=False)
                 self.kept -= evicted.size
+        if evicting:
+            allocator.give_back()  # what the answers evicted held, to the system
 
     def pin(self, generation: str, key: Hashable, answer: Answered) -> bool:
         """Keep ``answer`` under ``(generation, key)`` until answers of another generation are

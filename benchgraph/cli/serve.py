@@ -108,11 +108,13 @@ def run_serve(args: argparse.Namespace) -> int:
     """Handler of ``benchgraph serve``."""
     # The app is imported here, not at the top: every other command starts without Flask.
     from ingest.gate import IngestGate
+    from server import allocator
     from server.app import create_app
     from server.connections import Limits, listen
     from server.named import Warmer
     from server.workers import WorkerPool
 
+    allocator.limit_arenas()  # before the server's threads start
     explicit = {name: getattr(args, name, None) for name in settings.SERVE}
     try:
         app = create_app(explicit, gate=IngestGate())
