@@ -40,8 +40,8 @@ _SUPER = V.RDFS + "subClassOf"
 
 
 @dataclass(frozen=True)
-class Term:
-    """One ``bg:`` term as the page shows it."""
+class Entry:
+    """One ``bg:`` term's entry, as the page shows it."""
 
     name: str  # the local name, the page's anchor
     iri: str
@@ -62,7 +62,7 @@ def _triples(folder: Path) -> tuple[ox.Triple, ...]:
     return tuple(found)
 
 
-def terms(triples: tuple[ox.Triple, ...]) -> list[Term]:
+def terms(triples: tuple[ox.Triple, ...]) -> list[Entry]:
     """The ``bg:`` terms ``triples`` declare, classes first, each kind by name."""
     about: dict[str, dict[str, list[str]]] = {}
     for t in triples:
@@ -75,7 +75,7 @@ def terms(triples: tuple[ox.Triple, ...]) -> list[Term]:
         if not kinds:
             continue
         found.append(
-            Term(
+            Entry(
                 iri[len(V.BG) :],
                 iri,
                 kinds[0],
