@@ -39,3 +39,25 @@ def key_part(name: str) -> str:
         return form
     digest = hashlib.sha256((form or name).encode("utf-8")).hexdigest()[:12]
     return f"{form[:80]}-{digest}" if form else f"sha256-{digest}"
+
+
+# Names that say what part a system plays in its paper rather than which system it is: a page's
+# "Baseline" is its own baseline, and two papers' "Baseline"s are two systems. Normal forms; a
+# trailing parenthesis such as "(single model)" is set aside first.
+ROLE_NAMES = frozenset(
+    """anonymous anonymous-submission unnamed-system unnamed-model unnamed-submission
+    baseline baselines baseline-model baseline-system base-model our-baseline
+    ours our-method our-model our-approach our-system proposed proposed-method proposed-model
+    proposed-approach the-proposed-method this-work this-paper
+    human humans human-performance human-baseline human-expert
+    random random-baseline random-guess random-guessing random-chance chance chance-level
+    majority majority-class majority-baseline majority-vote oracle upper-bound lower-bound
+    model system submission reference default""".split()
+)
+_TRAILING_PARENTHESIS = re.compile(r"\s*\([^()]*\)\s*$")
+
+
+def is_role(name: str) -> bool:
+    """Whether ``name`` names a part a system plays (Baseline, Ours, anonymous, Human) rather
+    than one system: see :data:`ROLE_NAMES`."""
+    return normalise(_TRAILING_PARENTHESIS.sub("", name)) in ROLE_NAMES

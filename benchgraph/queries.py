@@ -134,6 +134,17 @@ def _to_clock(text: str) -> Literal:
     return Literal(text)
 
 
+# The rules that choose which of a claim's values heads it (see queries/claims.rq).
+PRECEDENCES = ("origin", "independent", "latest")
+
+
+def _to_precedence(text: str) -> Literal:
+    text = text.strip().lower()
+    if text not in PRECEDENCES:
+        raise ValueError(f"a precedence is one of {', '.join(PRECEDENCES)}")
+    return Literal(text)
+
+
 def _iri_or_label(text: str) -> NamedNode | Literal:
     """An IRI as such; anything else as a plain literal the query matches against labels."""
     text = text.strip()
@@ -153,6 +164,7 @@ CONVERTERS: dict[str, Callable[[str], NamedNode | Literal]] = {
     "date": _to_date,
     "moment": _to_moment,
     "clock": _to_clock,
+    "precedence": _to_precedence,
     "benchmark": _iri_or_label,
     "metric": _iri_or_label,
 }

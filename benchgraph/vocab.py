@@ -82,6 +82,7 @@ sourceLocation = BG + "sourceLocation"
 publishedMethodName = BG + "publishedMethodName"
 publishedPaperTitle = BG + "publishedPaperTitle"
 publishedPaperURL = BG + "publishedPaperURL"
+nameAmbiguous = BG + "nameAmbiguous"
 
 # Method
 introducedIn = BG + "introducedIn"

@@ -13,8 +13,11 @@ from __future__ import annotations
 
 from pyoxigraph import Literal, NamedNode, Triple
 
+from collections import Counter
+
 from benchgraph import iris
 from benchgraph import vocab as V
+from benchgraph.names import is_role, normalise
 from ingest import units
 from ingest.records import (
     AggregateRecord,
@@ -122,6 +125,7 @@ def _map(page: Page, ingested_at: str) -> list[Triple]:
             raise PageError(page.origin, f"metric {decl.name!r}", "declared for no benchmark")
         units[bench, decl.name] = _map_metric(g, page, bench, benches[bench], decl)
     _map_source(g, page, source, benches, ingested_at)
+    repeated = _repeated_names(page)
     for record in page.results:
         bench = record.benchmark or page.benchmark
         if bench is None or (bench, record.metric) not in units:
@@ -129,6 +133,8 @@ def _map(page: Page, ingested_at: str) -> list[Triple]:
             raise PageError(page.origin, where, f"metric {record.metric!r} is not declared")
         unit = units[bench, record.metric]
         _map_result(g, record, source, bench, benches[bench], unit)
+        if is_role(record.method) or _claim_key(page, record) in repeated:
+            g.add(iris.result(record.source_id), V.nameAmbiguous, _TRUE)
     for agg in page.aggregates:
         own = page.benchmark
         if own is None or (own, agg.metric) not in units:
@@ -146,6 +152,23 @@ def _map(page: Page, ingested_at: str) -> list[Triple]:
         g.add(iris.task(parent), V.type_, V.Task)
         g.text(iris.task(parent), V.label, parent)
     return list(g.triples.values())
+
+
+def _claim_key(page: Page, r: ResultRecord) -> tuple[str, Benchmark | None, str, str, str]:
+    """What makes two of a page's results claims about one result: the method's name, the
+    benchmark, the metric, the protocol and the subset."""
+    config = r.configuration
+    bench = r.benchmark or page.benchmark
+    return (normalise(r.method), bench, r.metric, config.protocol or "", config.subset or "")
+
+
+def _repeated_names(page: Page) -> set[tuple[str, Benchmark | None, str, str, str]]:
+    """The claim keys the page gives to more than one result: one name for several systems
+    (leaderboard submissions all called "anonymous") or for variants of a method run under
+    other settings. Such a name does not single out a result, so none of them is matched with
+    another source's claim (see queries/claims.rq)."""
+    counts = Counter(_claim_key(page, r) for r in page.results)
+    return {key for key, count in counts.items() if count > 1}
 
 
 def _map_benchmark(g: _Graph, b: Benchmark) -> str:
