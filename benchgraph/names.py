@@ -45,14 +45,55 @@ def key_part(name: str) -> str:
 # "Baseline" is its own baseline, and two papers' "Baseline"s are two systems. Normal forms; a
 # trailing parenthesis such as "(single model)" is set aside first.
 ROLE_NAMES = frozenset(
-    """anonymous anonymous-submission unnamed-system unnamed-model unnamed-submission
-    baseline baselines baseline-model baseline-system base-model our-baseline
-    ours our-method our-model our-approach our-system proposed proposed-method proposed-model
-    proposed-approach the-proposed-method this-work this-paper
-    human humans human-performance human-baseline human-expert
-    random random-baseline random-guess random-guessing random-chance chance chance-level
-    majority majority-class majority-baseline majority-vote oracle upper-bound lower-bound
-    model system submission reference default""".split()
+    [
+        "anonymous",
+        "anonymous-submission",
+        "unnamed-system",
+        "unnamed-model",
+        "unnamed-submission",
+        "baseline",
+        "baselines",
+        "baseline-model",
+        "baseline-system",
+        "base-model",
+        "our-baseline",
+        "ours",
+        "our-method",
+        "our-model",
+        "our-approach",
+        "our-system",
+        "proposed",
+        "proposed-method",
+        "proposed-model",
+        "proposed-approach",
+        "the-proposed-method",
+        "this-work",
+        "this-paper",
+        "human",
+        "humans",
+        "human-performance",
+        "human-baseline",
+        "human-expert",
+        "random",
+        "random-baseline",
+        "random-guess",
+        "random-guessing",
+        "random-chance",
+        "chance",
+        "chance-level",
+        "majority",
+        "majority-class",
+        "majority-baseline",
+        "majority-vote",
+        "oracle",
+        "upper-bound",
+        "lower-bound",
+        "model",
+        "system",
+        "submission",
+        "reference",
+        "default",
+    ]
 )
 _TRAILING_PARENTHESIS = re.compile(r"\s*\([^()]*\)\s*$")
 

@@ -11,9 +11,9 @@ published text, which the shapes report as a warning.
 
 from __future__ import annotations
 
-from pyoxigraph import Literal, NamedNode, Triple
-
 from collections import Counter
+
+from pyoxigraph import Literal, NamedNode, Triple
 
 from benchgraph import iris
 from benchgraph import vocab as V
