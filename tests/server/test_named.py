@@ -32,6 +32,9 @@ PARAMS = {
     "results-reported-by-paper": {"paper": PAPER},
     "leaderboard": {"benchmark": "GenAI-Bench"},
     "compare": {"benchmark": "CompoSET", "a": "SigLIP-2 SO400M/14", "b": "CLIP B/32"},
+    # GenAI-Bench's page gives several methods more than one result (variants, base models):
+    # each stands as a claim of its own.
+    "claims": {"benchmark": "GenAI-Bench"},
     "audit-stale-sources": {"asOf": "2026-12-01"},
     # Each seed page has one version: since a day before one was updated, its results are
     # added; the others, updated before, are no change.
