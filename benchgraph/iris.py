@@ -145,6 +145,20 @@ def result(source_id: str) -> str:
     return f"{ID}result/{quote(source_id, safe='/-')}"
 
 
+def claim(
+    method_iri: str, benchmark_iri: str, metric_iri: str, parts: Sequence[str], alone: str = ""
+) -> str:
+    """IRI of the claim a result makes: what it is a value of, whichever source gives it. Its
+    method, benchmark and metric, and ``parts`` (its protocol and subset, "" where none), make
+    it; a result whose method name singles out no system gives its own IRI as ``alone``, and
+    makes a claim no other result makes. ``{ID}claim/<16 hex>/method/<name>``: the digest of
+    all but the method, then the method's own path, so that a query can read the claim of a
+    method's alias by swapping the path (see queries/claims.rq)."""
+    content = "\n".join([benchmark_iri, metric_iri, *parts, alone])
+    digest = hashlib.sha256(content.encode("utf-8")).hexdigest()[:16]
+    return f"{ID}claim/{digest}/{method_iri.removeprefix(ID)}"
+
+
 def aggregate(source_id: str) -> str:
     return f"{ID}aggregate/{quote(source_id, safe='/-')}"
 

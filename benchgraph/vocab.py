@@ -83,6 +83,10 @@ publishedMethodName = BG + "publishedMethodName"
 publishedPaperTitle = BG + "publishedPaperTitle"
 publishedPaperURL = BG + "publishedPaperURL"
 nameAmbiguous = BG + "nameAmbiguous"
+claim = BG + "claim"
+reporterRole = BG + "reporterRole"
+reportedOn = BG + "reportedOn"
+Claim = BG + "Claim"
 
 # Method
 introducedIn = BG + "introducedIn"

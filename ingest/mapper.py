@@ -133,8 +133,7 @@ def _map(page: Page, ingested_at: str) -> list[Triple]:
             raise PageError(page.origin, where, f"metric {record.metric!r} is not declared")
         unit = units[bench, record.metric]
         _map_result(g, record, source, bench, benches[bench], unit)
-        if is_role(record.method) or _claim_key(page, record) in repeated:
-            g.add(iris.result(record.source_id), V.nameAmbiguous, _TRUE)
+        _map_claim(g, page, record, bench, benches[bench], repeated)
     for agg in page.aggregates:
         own = page.benchmark
         if own is None or (own, agg.metric) not in units:
@@ -154,7 +153,51 @@ def _map(page: Page, ingested_at: str) -> list[Triple]:
     return list(g.triples.values())
 
 
-def _claim_key(page: Page, r: ResultRecord) -> tuple[str, Benchmark | None, str, str, str]:
+# The formats evaluation tools write: a value read from one was measured by the tool.
+_TOOL_FORMATS = frozenset({"lm-eval", "helm", "mteb", "eee"})
+
+
+def _map_claim(
+    g: _Graph, page: Page, r: ResultRecord, b: Benchmark, bench: str, repeated: set[_ClaimKey]
+) -> None:
+    """State the claim a result makes (:func:`benchgraph.iris.claim`), who makes it (its
+    reporter's role) and when, as the page says."""
+    result = iris.result(r.source_id)
+    alone = is_role(r.method) or _claim_key(page, r) in repeated
+    if alone:
+        g.add(result, V.nameAmbiguous, _TRUE)
+    parts = (r.configuration.protocol or "", r.configuration.subset or "")
+    method = iris.method(r.method)
+    g.add(
+        result,
+        V.claim,
+        iris.claim(method, bench, iris.metric(b, r.metric), parts, result if alone else ""),
+    )
+    g.text(result, V.reporterRole, _role(page, r))
+    when = r.result_date or r.reported_in.date or page.data_updated
+    if when:
+        g.add(result, V.reportedOn, Literal(when[:10], datatype=_XSD_DATE))
+
+
+def _role(page: Page, r: ResultRecord) -> str:
+    """Who gave the value, as the page says: an evaluation tool (its format is a tool's),
+    a model card, an aggregator (a document that names no paper), the method's origin paper
+    (the page gives the method that paper as its origin), or another paper."""
+    if page.format in _TOOL_FORMATS:
+        return "evaluation tool"
+    if r.reported_in.kind == "model card":
+        return "model card"
+    if r.reported_in.kind == "document":
+        return "aggregator"
+    if r.origin is not None and iris.paper(r.origin) == iris.paper(r.reported_in):
+        return "origin paper"
+    return "another paper"
+
+
+_ClaimKey = tuple[str, Benchmark | None, str, str, str]
+
+
+def _claim_key(page: Page, r: ResultRecord) -> _ClaimKey:
     """What makes two of a page's results claims about one result: the method's name, the
     benchmark, the metric, the protocol and the subset."""
     config = r.configuration
@@ -162,7 +205,7 @@ def _claim_key(page: Page, r: ResultRecord) -> tuple[str, Benchmark | None, str,
     return (normalise(r.method), bench, r.metric, config.protocol or "", config.subset or "")
 
 
-def _repeated_names(page: Page) -> set[tuple[str, Benchmark | None, str, str, str]]:
+def _repeated_names(page: Page) -> set[_ClaimKey]:
     """The claim keys the page gives to more than one result: one name for several systems
     (leaderboard submissions all called "anonymous") or for variants of a method run under
     other settings. Such a name does not single out a result, so none of them is matched with
