@@ -168,11 +168,9 @@ def _map_claim(
         g.add(result, V.nameAmbiguous, _TRUE)
     parts = (r.configuration.protocol or "", r.configuration.subset or "")
     method = iris.method(r.method)
-    g.add(
-        result,
-        V.claim,
-        iris.claim(method, bench, iris.metric(b, r.metric), parts, result if alone else ""),
-    )
+    claim = iris.claim(method, bench, iris.metric(b, r.metric), parts, result if alone else "")
+    g.add(result, V.claim, claim)
+    g.add(claim, V.type_, V.Claim)
     g.text(result, V.reporterRole, _role(page, r))
     when = r.result_date or r.reported_in.date or page.data_updated
     if when:
