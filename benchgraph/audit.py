@@ -26,6 +26,7 @@ SECTIONS = {
     "partialCoverage": "audit-partial-coverage",
     "staleSources": "audit-stale-sources",
     "validation": "audit-validation",
+    "disagreements": "claims",
 }
 NOT_REPRODUCTION = (
     "a result reported by another paper than the method's origin is NOT an independent "
@@ -61,6 +62,7 @@ class SourceAudit:
     violations: int = 0
     warnings: int = 0
     infos: int = 0
+    disagreeing: int = 0  # its values that disagree with their claim's headline
 
 
 @dataclass
@@ -71,6 +73,7 @@ class Audit:
     stale_days: int
     sources: list[SourceAudit]
     methods_without_origin: int  # distinct methods over all pages
+    disagreements: int = 0  # claims whose sources disagree (as queries/disagreements.rq)
 
     @property
     def cutoff(self) -> date:
@@ -92,6 +95,7 @@ class Audit:
             "violations": sum(a.violations for a in s),
             "warnings": sum(a.warnings for a in s),
             "infos": sum(a.infos for a in s),
+            "disagreements": self.disagreements,
         }
 
     def as_json(self) -> str:
@@ -161,6 +165,7 @@ _OVERALL_LABELS = (
     ("violations", "violations"),
     ("warnings", "warnings"),
     ("infos", "infos"),
+    ("disagreements", "claims whose sources disagree (query disagreements)"),
 )
 
 _TABLE = (
@@ -179,6 +184,7 @@ _TABLE = (
     ("violations", lambda a: a.violations),
     ("warnings", lambda a: a.warnings),
     ("infos", lambda a: a.infos),
+    ("disagreeing with their claim's headline", lambda a: a.disagreeing),
 )
 
 
@@ -209,6 +215,7 @@ def _source_lines(a: SourceAudit) -> list[str]:
         f"  coverage: {_coverage(a)}",
         f"  validation: {a.violations} violations, {a.warnings} warnings, {a.infos} infos "
         f"({validated})",
+        f"  values that disagree with their claim's headline: {a.disagreeing}",
     ]
 
 
@@ -287,5 +294,12 @@ def run_audit(store: Store, stale_days: int, as_of: date | None = None) -> Audit
         a.violations, a.warnings, a.infos = (
             int(row[k]) for k in ("violations", "warnings", "infos")
         )
+    contested = set()
+    for row in _rows(store, SECTIONS["disagreements"]):
+        # a claim with values from several pages, one of which disagrees or was rescaled
+        if int(row["sources"]) > 1 and (row["agrees"] == "false" or row.get("scale")):
+            contested.add(row["claim"])
+            if row["agrees"] == "false":
+                _source(sources, row["source"]).disagreeing += 1
     ordered = sorted(sources.values(), key=lambda a: (a.page, a.source))
-    return Audit(as_of, stale_days, ordered, len(methods))
+    return Audit(as_of, stale_days, ordered, len(methods), len(contested))

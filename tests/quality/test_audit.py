@@ -59,6 +59,7 @@ SEED_OVERALL = {
     "violations": 0,
     "warnings": 49,
     "infos": 0,
+    "disagreements": 0,  # no two seed pages give one claim a value
 }
 
 
@@ -221,3 +222,16 @@ def test_an_empty_store_audits_to_zeros(store_dir: Path) -> None:
     document = audit_json(store_dir)
     assert document["sources"] == []
     assert set(document["overall"].values()) == {0}
+
+
+def test_claims_whose_sources_disagree_are_counted(store_dir: Path) -> None:
+    """One result in three formats (tests/data/claims): the origin paper's 80.8 is its
+    headline; the DistilBERT paper's 81.2 and the model card's 0.809 (read as 80.9) disagree."""
+    done = run_cli("ingest", str(REPO / "tests" / "data" / "claims"), store=store_dir)
+    assert done.returncode == 0, done.stderr
+    document = audit_json(store_dir)
+    assert document["overall"]["disagreements"] == 1
+    disagreeing = {s["format"]: s["disagreeing"] for s in document["sources"]}
+    assert disagreeing == {"sota2": 0, "pwc-tables": 1, "model-index": 1}
+    text = run_cli("audit", "--as-of", AS_OF, store=store_dir).stdout
+    assert "claims whose sources disagree (query disagreements)" in text
