@@ -154,6 +154,7 @@ def markdown(
         *user_query_table(sizes),
         *validation_section(_validations(data)),
         *history_tables(data.get("history", [])),
+        *claims_tables(data.get("claims", [])),
         *formats_section(data.get("formats")),
         *archive_section(archive),
         *remote_section(remote),
@@ -447,6 +448,59 @@ def history_tables(history: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def claims_tables(claims: list[dict[str, Any]]) -> list[str]:
+    """The section of ``python -m bench.claims``'s numbers (see its docstring), if any."""
+    if not claims:
+        return []
+    lines = [
+        "",
+        "## Claims: a leaderboard that ranks each claim once",
+        "",
+        "`python -m bench.claims` (its docstring says how): on the benchmarks with the most "
+        "results, `leaderboard` (each claim ranked once, by its headline, with its claim's "
+        "counts) and `claims` (every value with its claim, role, scale, headline and "
+        "agreement) against the leaderboard as it ranked before claims (every result a row of "
+        "its own), in-process on the store opened read-only. `same`: both rank the same results "
+        "alike (where every claim has one value; — where a claim gathered several).",
+        "",
+        "| pages | benchmark | results | rows | claims gathered | before s | leaderboard s "
+        "| leaderboard / before | claims s | claims / before | same |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for c in claims:
+        for b in c["benchmarks"]:
+            before = b["before_s"]["median"]
+            lines.append(
+                f"| {c['pages']} | `{b['benchmark'].rsplit('/id/', 1)[-1]}` | {b['results']} "
+                f"| {b['rows']} | {b['gathered']} | {mmm(b['before_s'], 3)} "
+                f"| {mmm(b['leaderboard_s'], 3)} | **{f(b['leaderboard_s']['median'] / before)}×** "
+                f"| {mmm(b['claims_s'], 3)} | **{f(b['claims_s']['median'] / before)}×** "
+                f"| {yes_no(b['same'])} |"
+            )
+    lines += [""] + [
+        f"- {c['pages']} pages: `disagreements` over the whole store: "
+        f"{f(c['disagreements_s'])} s, {c['disagreements']} claims."
+        for c in claims
+    ]
+    return lines
+
+
+def claims_verdicts(claims: list[dict[str, Any]]) -> list[str]:
+    """The leaderboard and the claims of a benchmark against the leaderboard before claims."""
+    lines: list[str] = []
+    for c in claims:
+        for key, what in (("leaderboard_s", "grouping and headline on the leaderboard"),
+                          ("claims_s", "the claims of a benchmark")):  # fmt: skip
+            ratios = [b[key]["median"] / b["before_s"]["median"] for b in c["benchmarks"]]
+            if ratios:
+                lines.append(
+                    f"- {what} within 1.3× of the leaderboard before claims at {c['pages']} "
+                    f"pages: {'met' if max(ratios) <= 1.3 else 'missed'} "
+                    f"(worst {f(max(ratios))}×)"
+                )
+    return lines
+
+
 def formats_section(formats: dict[str, Any] | None) -> list[str]:
     """The section of ``python -m bench.formats``'s numbers (see its docstring), if any."""
     if not formats:
@@ -633,6 +687,7 @@ def verdicts(data: dict[str, Any]) -> list[str]:
         *rdflib_verdicts(sizes),
         *audit_verdicts(sizes),
         *history_verdicts(data.get("history", [])),
+        *claims_verdicts(data.get("claims", [])),
         *validation_verdicts(_validations(data)),
     ]
 
