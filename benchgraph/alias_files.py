@@ -89,7 +89,7 @@ def read_turtle(data: bytes, where: str) -> list[Alias]:
         said = [(t.predicate.value, t.object) for t in triples if t.subject.value == iri]
         place = f"{where}: {_line_of(text, iri)}record <{iri}>"
         try:
-            alias = parse_record(iri, said)  # type: ignore[arg-type]
+            alias = parse_record(iri, said)
             check_shapes([alias], place)
         except AliasError as error:
             message = str(error) if str(error).startswith(place) else f"{place}: {error}"
@@ -111,7 +111,9 @@ def read_csv(data: bytes, where: str) -> list[Alias]:
     unknown = [c for c in header if c not in COLUMNS]
     if missing or unknown:
         said = f"lacks the columns {', '.join(missing)}" if missing else ""
-        said += ("; " if said else "") + (f"has unknown columns {', '.join(unknown)}" if unknown else "")
+        said += ("; " if said else "") + (
+            f"has unknown columns {', '.join(unknown)}" if unknown else ""
+        )
         raise AliasFileError(
             f"{where}: line 1: the header {said} (columns: {', '.join(COLUMNS)})", "unreadable"
         )

@@ -153,8 +153,9 @@ class Outcome:
 
     @property
     def message(self) -> str:
+        alias = self.alias
         said = "" if self.status != "unchanged" else " (unchanged)"
-        return f"{self.alias.id} {self.alias.status}{said}: {self.alias.subject} -> {self.alias.target}"
+        return f"{alias.id} {alias.status}{said}: {alias.subject} -> {alias.target}"
 
 
 def parse_record(iri: str, statements: Iterable[tuple[str, ox.NamedNode | ox.Literal]]) -> Alias:
@@ -249,7 +250,9 @@ def resolve(store: Store, text: str) -> tuple[str, str]:
         named = store.query(queries.internal("benchmarks-named"), {"name": ox.Literal(text)})
         assert isinstance(named, ox.QuerySolutions)
         benchmarks = [row[0].value for row in named if isinstance(row[0], ox.NamedNode)]
-        candidates = list(dict.fromkeys([iris.method(text), iris.paper_from_user(text), *benchmarks]))
+        candidates = list(
+            dict.fromkeys([iris.method(text), iris.paper_from_user(text), *benchmarks])
+        )
     found = [(iri, kind) for iri in candidates if (kind := kind_of(store, iri))]
     if not found:
         said = "has the IRI" if candidates == [text] else "is named"
@@ -348,9 +351,7 @@ def propose(
     return Outcome("proposed", alias)
 
 
-def review(
-    store: Store, given: Sequence[str], status: str, *, by: str, when: str
-) -> Outcome:
+def review(store: Store, given: Sequence[str], status: str, *, by: str, when: str) -> Outcome:
     """Accept or reject (``status``) the record ``given`` names: its ID or IRI (one value), or
     its subject and target (two names or IRIs). Accepting is refused when it would break the
     forest of depth one (see :func:`conflict`). Raises AliasError, StoreError."""

@@ -13,6 +13,7 @@ from benchgraph import alias_files, aliases, validation
 from benchgraph.aliases import AliasError
 from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, existing_store, store_option
 
+
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``alias`` command and its subcommands to the ``benchgraph`` command line."""
     command = commands.add_parser(
@@ -29,7 +30,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "store that cannot be opened, or bad usage.",
     )
     subcommands = command.add_subparsers(dest="alias_command", required=True)
-    propose = subcommands.add_parser("propose", help="propose that SUBJECT is another name of TARGET")
+    propose = subcommands.add_parser(
+        "propose", help="propose that SUBJECT is another name of TARGET"
+    )
     propose.add_argument("subject", metavar="SUBJECT")
     propose.add_argument("target", metavar="TARGET")
     propose.add_argument("--evidence", default="", help="why: free text")
@@ -72,8 +75,9 @@ def run_alias(args: argparse.Namespace) -> int:
     try:
         return _HANDLERS[args.alias_command](args)
     except AliasError as error:
-        sys.stderr.write(f"benchgraph: {error.reason}: {error}\n")
-        return EXIT_ERROR if error.reason == "unreadable" else EXIT_REFUSED
+        unreadable = error.reason == "unreadable"
+        sys.stderr.write(f"benchgraph: {'error' if unreadable else error.reason}: {error}\n")
+        return EXIT_ERROR if unreadable else EXIT_REFUSED
 
 
 def _by(args: argparse.Namespace) -> str:
