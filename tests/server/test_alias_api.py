@@ -5,12 +5,16 @@ it is answered; a request refused changes nothing."""
 from __future__ import annotations
 
 import json
+import re
+import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pyoxigraph as ox
 import pytest
+from support import PATIENCE, REPO, doc
 from support.live import Live
 
 from benchgraph import graphs
@@ -140,7 +144,7 @@ def test_propose_accept_and_reject_are_seen_by_queries_at_once(http: Any, writer
         ("aliases/0123456789abcdef/accept", {"by": "a"}, 404, "no alias record"),
         ("aliases?status=maybe", None, 400, "status must be"),
     ],
-    ids=["not-json", "not-object", "no-by", "confidence", "unknown", "kinds", "no-record", "status"],
+    ids=["not-json", "list", "no-by", "confidence", "unknown", "kinds", "no-record", "status"],
 )
 def test_bad_input_is_4xx_in_the_error_shape_and_changes_nothing(
     http: Any, writer: Live, path: str, body: object, status: int, said: str
@@ -167,3 +171,31 @@ def test_accepting_a_chain_is_409_and_changes_nothing(http: Any, writer: Live) -
     assert chained.status == 409, chained.text
     assert "is the accepted name of" in chained.json()["error"]
     assert alias_quads(writer.store) == before
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_the_alias_api_examples_answer_as_the_docs_say(writer: Live, tmp_path: Path) -> None:
+    """The curl lines of docs/aliases.md's Write API section, run in order by a shell against
+    the examples served with the write API: each answered with the status and words its
+    comment gives."""
+    section = doc("aliases.md").split("\n## Write API\n", 1)[1]
+    block = re.findall(r"```sh\n(.*?)```", section, re.S)[0]
+    lines = [line for line in block.splitlines() if line.startswith("curl ")]
+    assert len(lines) == 3
+    token = tmp_path / "token"
+    token.write_text(TOKEN + "\n")
+    for line in lines:
+        command, _, comment = line.partition("   #")
+        command = command.replace("http://127.0.0.1:8080/", writer.url)
+        command = command.replace("~/.benchgraph-write-token", str(token))
+        done = subprocess.run(
+            ["bash", "-c", command + " --silent --show-error --write-out '\n%{http_code}'"],
+            capture_output=True, text=True, timeout=PATIENCE, cwd=REPO,
+        )  # fmt: skip
+        assert done.returncode == 0, (line, done.stderr)
+        body, _, status = done.stdout.rpartition("\n")
+        said = re.match(r"\s*(\d{3})\b", comment)
+        assert said and status == said.group(1), (line, body[:500])
+        for quoted in re.findall(r'"([^"]+)"', comment):
+            assert quoted in body, (line, quoted, body[:500])
+        json.loads(body)
