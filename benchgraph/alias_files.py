@@ -3,7 +3,8 @@
 Two formats: **Turtle** (the records as the alias graph holds them, ``bg:Alias`` nodes) and
 **CSV** for curators (one record a row, the columns of :data:`COLUMNS`; ``id`` is optional on
 import, and checked when given). A file is read whole and checked whole before anything is
-written: an error names the file, the line (Turtle) or row (CSV), and the problem.
+written (:func:`store_records`): an error names the file, the line (Turtle) or row (CSV), and
+the problem.
 """
 
 from __future__ import annotations
@@ -16,8 +17,19 @@ from typing import IO
 
 import pyoxigraph as ox
 
+from benchgraph import graphs
 from benchgraph import vocab as V
-from benchgraph.aliases import Alias, AliasError, check_shapes, checked_confidence, parse_record
+from benchgraph.aliases import (
+    Alias,
+    AliasError,
+    check_shapes,
+    checked_confidence,
+    conflict,
+    kind_of,
+    parse_record,
+)
+from benchgraph.aliases import read as read_records
+from benchgraph.store import Change, Store
 
 COLUMNS = (
     "id",
@@ -183,3 +195,34 @@ def write(records: Sequence[Alias], fmt: str, output: IO[bytes]) -> None:
         said["reviewed_by"], said["reviewed_at"] = said["reviewedBy"], said["reviewedAt"]
         writer.writerow([said.get(column) or "" for column in COLUMNS])
     output.write(text.getvalue().encode("utf-8"))
+
+
+def store_records(store: Store, imported: Sequence[Alias], where: str) -> tuple[int, int]:
+    """Write the records ``imported`` (read from ``where``) over those of the same IRI, the
+    others kept, in one write, once every one is shown sound: its subject and target in the
+    store, of one kind, and the accepted records, all together, a forest of depth one.
+    Returns how many records were new and how many replaced. Raises AliasError naming
+    ``where`` and the record; nothing is written then."""
+    records = {iri: stored.alias for iri, stored in read_records(store).items()}
+    for alias in imported:
+        for iri in (alias.subject, alias.target):
+            if kind_of(store, iri) is None:
+                raise AliasError(
+                    f"{where}: record {alias.id}: no method, paper or benchmark has the IRI "
+                    f"<{iri}>",
+                    "unknown",
+                )
+        if kind_of(store, alias.subject) != kind_of(store, alias.target):
+            raise AliasError(f"{where}: record {alias.id}: its subject and target differ in kind")
+        if alias.subject == alias.target:
+            raise AliasError(f"{where}: record {alias.id}: an IRI is not another name of itself")
+    new = sum(1 for alias in imported if alias.iri not in records)
+    merged = {**records, **{alias.iri: alias for alias in imported}}
+    accepted = [a for a in merged.values() if a.status == "accepted"]
+    for alias in accepted:
+        why = conflict(accepted, alias)
+        if why is not None:
+            raise AliasError(f"{where}: record {alias.id} cannot be accepted: {why}")
+    triples = [t for alias in merged.values() for t in alias.triples()]
+    store.write(Change({graphs.ALIASES: triples}))
+    return new, len(imported) - new

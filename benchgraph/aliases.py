@@ -15,8 +15,9 @@ the other record first); nothing is resolved silently. Subject and target are of
 (both ``bg:Method``, both ``bg:Paper`` or both ``bg:Benchmark``) and both in the store.
 
 The operations here read the store, decide, and write one :class:`Change` to the alias graph;
-the command line (``benchgraph alias``) and the write API call them. Files of records are read
-and written by :mod:`benchgraph.alias_files`.
+the command line (``benchgraph alias``) and the write API call them. Files of records are read,
+written and imported by :mod:`benchgraph.alias_files`; the possible-duplicate findings become
+proposals in :mod:`benchgraph.alias_findings`.
 """
 
 from __future__ import annotations
@@ -35,16 +36,6 @@ from benchgraph.store import Change, Store
 STATUSES = {"proposed": V.Proposed, "accepted": V.Accepted, "rejected": V.Rejected}
 KINDS = {V.Method: "method", V.Paper: "paper", V.Benchmark: "benchmark"}
 RECORDS = V.ID + "alias/"
-# The two checks whose findings become proposed records, and how sure each reason is.
-CHECKS = ("check-possible-duplicate-methods", "check-possible-duplicate-papers")
-REASONS = {
-    "the same arXiv ID": Decimal("0.9"),
-    "the same URL": Decimal("0.8"),
-    "the same letters and digits": Decimal("0.8"),
-    "the same title": Decimal("0.7"),
-    "the same name but for a trailing parenthesis": Decimal("0.5"),
-}
-FOUND_BY = "benchgraph alias propose-from-findings"
 _DECIMAL = ox.NamedNode(V.XSD + "decimal")
 _DATETIME = ox.NamedNode(V.XSD + "dateTime")
 
@@ -385,77 +376,3 @@ def listed(store: Store, status: str | None = None) -> list[Alias]:
     """The records, of ``status`` only when given, by subject and target."""
     found = [r.alias for r in read(store).values() if status in (None, r.alias.status)]
     return sorted(found, key=lambda a: (a.subject, a.target))
-
-
-def findings(store: Store) -> list[tuple[str, str, str, Decimal]]:
-    """The pairs the possible-duplicate checks find (:data:`CHECKS`), each once: subject and
-    target (the pair in IRI order, the later taken as the other name), the finding as
-    evidence and its confidence (:data:`REASONS`, the highest of the finding's reasons)."""
-    pairs: dict[tuple[str, str], tuple[str, Decimal]] = {}
-    for name in CHECKS:
-        named = queries.find(name)
-        answer = store.query(named.text)
-        assert isinstance(answer, ox.QuerySolutions)
-        focus = answer.variables[0].value
-        for row in answer:
-            one, others, match = row[focus], row["others"], row["match"]
-            if not isinstance(one, ox.NamedNode) or others is None:
-                continue
-            reasons = str(getattr(match, "value", ""))
-            sure = max((REASONS.get(r, Decimal("0.5")) for r in reasons.split("; ")), default=None)
-            for other in str(others.value).split():
-                first, second = sorted((one.value, other))
-                pairs.setdefault((second, first), (f"{name}: {reasons}", sure or Decimal("0.5")))
-    return [(s, t, evidence, sure) for (s, t), (evidence, sure) in sorted(pairs.items())]
-
-
-def propose_findings(store: Store, *, by: str, when: str) -> tuple[list[Alias], int]:
-    """Record each pair :func:`findings` finds as proposed, in one write: the records made,
-    and how many pairs were left as they were (a record of the pair, either way round, or two
-    things of different kinds). Running it again makes nothing new."""
-    records = read(store)
-    made: list[Alias] = []
-    left = 0
-    for s, t, evidence, sure in findings(store):
-        known = record_iri(s, t) in records or record_iri(t, s) in records
-        s_kind = kind_of(store, s)
-        if known or s_kind is None or kind_of(store, t) != s_kind:
-            left += 1
-            continue
-        made.append(Alias(s, t, "proposed", by, when, evidence, sure))
-    if made:
-        check_shapes(made, "the proposed records")
-        added = [t for alias in made for t in alias.triples()]
-        store.write(Change({}, added={graphs.ALIASES: added}))
-    return made, left
-
-
-def replace_all(store: Store, imported: Sequence[Alias], where: str) -> tuple[int, int]:
-    """Write the records ``imported`` (read from ``where``) over those of the same IRI, the
-    others kept, in one write, once every one is shown sound: its subject and target in the
-    store, of one kind, and the accepted records, all together, a forest of depth one.
-    Returns how many records were new and how many replaced. Raises AliasError naming
-    ``where`` and the record; nothing is written then."""
-    records = {iri: stored.alias for iri, stored in read(store).items()}
-    for alias in imported:
-        for iri in (alias.subject, alias.target):
-            if kind_of(store, iri) is None:
-                raise AliasError(
-                    f"{where}: record {alias.id}: no method, paper or benchmark has the IRI "
-                    f"<{iri}>",
-                    "unknown",
-                )
-        if kind_of(store, alias.subject) != kind_of(store, alias.target):
-            raise AliasError(f"{where}: record {alias.id}: its subject and target differ in kind")
-        if alias.subject == alias.target:
-            raise AliasError(f"{where}: record {alias.id}: an IRI is not another name of itself")
-    new = sum(1 for alias in imported if alias.iri not in records)
-    merged = {**records, **{alias.iri: alias for alias in imported}}
-    accepted = [a for a in merged.values() if a.status == "accepted"]
-    for alias in accepted:
-        why = conflict(accepted, alias)
-        if why is not None:
-            raise AliasError(f"{where}: record {alias.id} cannot be accepted: {why}")
-    triples = [t for alias in merged.values() for t in alias.triples()]
-    store.write(Change({graphs.ALIASES: triples}))
-    return new, len(imported) - new

@@ -148,3 +148,63 @@ def accept(record: str) -> tuple[Response, int]:
 def reject(record: str) -> tuple[Response, int]:
     """Reject the record ``record`` (its 16 hex digits)."""
     return _review(record, "rejected")
+
+
+def operations(errors: Callable[..., dict[str, Any]]) -> dict[str, Any]:
+    """The OpenAPI operations of the alias routes (``errors(*codes)``: the references to the
+    error responses of those codes), described when the write API is on."""
+    secured: list[dict[str, list[str]]] = [{"writeToken": []}]
+    record = {"description": "The record as it now is (outcome, and the record in alias)"}
+    body = {
+        "required": True,
+        "content": {"application/json": {"schema": {"type": "object"}}},
+        "description": "subject, target (IRIs or names), by, and optional evidence, confidence",
+    }
+    reviewer = {
+        "required": True,
+        "content": {"application/json": {"schema": {"type": "object"}}},
+        "description": "by: who reviews it",
+    }
+    path = {"name": "record", "in": "path", "required": True, "schema": {"type": "string"},
+            "description": "The record's ID: 16 hex digits"}  # fmt: skip
+    choices = {"type": "string", "enum": list(aliases.STATUSES)}
+    status = {"name": "status", "in": "query", "required": False, "schema": choices,
+              "description": "Only the records of this status"}  # fmt: skip
+
+    def review(verb: str) -> dict[str, Any]:
+        return {
+            "operationId": f"{verb}Alias",
+            "tags": ["write API"],
+            "summary": f"{verb.capitalize()} an alias record, as benchgraph alias {verb} does",
+            "security": secured,
+            "parameters": [path],
+            "requestBody": reviewer,
+            "responses": {"200": record, **errors("400", "401", "404", "409", "415")},
+        }
+
+    return {
+        "/aliases": {
+            "get": {
+                "operationId": "listAliases",
+                "tags": ["write API"],
+                "summary": "The alias records",
+                "security": secured,
+                "parameters": [status],
+                "responses": {"200": {"description": "The records"}, **errors("400", "401")},
+            },
+            "post": {
+                "operationId": "proposeAlias",
+                "tags": ["write API"],
+                "summary": "Propose that subject is another name of target",
+                "security": secured,
+                "requestBody": body,
+                "responses": {
+                    "201": record,
+                    "200": {"description": "The pair has a record already: nothing changed"},
+                    **errors("400", "401", "409", "415", "422"),
+                },
+            },
+        },
+        "/aliases/{record}/accept": {"post": review("accept")},
+        "/aliases/{record}/reject": {"post": review("reject")},
+    }

@@ -9,7 +9,7 @@ import sys
 from decimal import Decimal
 from pathlib import Path
 
-from benchgraph import alias_files, aliases, validation
+from benchgraph import alias_files, alias_findings, aliases, validation
 from benchgraph.aliases import AliasError
 from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, existing_store, store_option
 
@@ -119,8 +119,8 @@ def _review(args: argparse.Namespace) -> int:
 
 def _from_findings(args: argparse.Namespace) -> int:
     with existing_store(args, reading=False) as store:
-        made, left = aliases.propose_findings(
-            store, by=args.by or aliases.FOUND_BY, when=validation.now()
+        made, left = alias_findings.propose_findings(
+            store, by=args.by or alias_findings.FOUND_BY, when=validation.now()
         )
     for alias in made:
         print(f"{alias.id} proposed: {alias.subject} -> {alias.target} ({alias.evidence})")
@@ -158,7 +158,7 @@ def _import(args: argparse.Namespace) -> int:
     path = Path(args.file)
     records = alias_files.read(path)
     with existing_store(args, reading=False) as store:
-        new, replaced = aliases.replace_all(store, records, str(path))
+        new, replaced = alias_files.store_records(store, records, str(path))
     print(f"{new} records added, {replaced} replaced, from {path}")
     return EXIT_OK
 

@@ -199,3 +199,24 @@ def test_the_alias_api_examples_answer_as_the_docs_say(writer: Live, tmp_path: P
         for quoted in re.findall(r'"([^"]+)"', comment):
             assert quoted in body, (line, quoted, body[:500])
         json.loads(body)
+
+
+def test_the_openapi_document_describes_the_alias_routes(http: Any, writer: Live) -> None:
+    document = http.fetch(writer.url + "openapi.json").json()
+    described = {
+        (path, verb): operation
+        for path, item in document["paths"].items()
+        if path.startswith("/aliases")
+        for verb, operation in item.items()
+    }
+    assert set(described) == {
+        ("/aliases", "get"),
+        ("/aliases", "post"),
+        ("/aliases/{record}/accept", "post"),
+        ("/aliases/{record}/reject", "post"),
+    }
+    for operation in described.values():
+        assert operation["security"] == [{"writeToken": []}]
+        for response in operation["responses"].values():
+            if "$ref" in response:
+                assert response["$ref"].rsplit("/", 1)[1] in document["components"]["responses"]
