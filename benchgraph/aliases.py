@@ -363,6 +363,12 @@ def review(store: Store, given: Sequence[str], status: str, *, by: str, when: st
     if alias.status == status:
         return Outcome("unchanged", alias)
     if status == "accepted":
+        kinds = {kind_of(store, alias.subject), kind_of(store, alias.target)}
+        if None in kinds or len(kinds) > 1:
+            raise AliasError(
+                f"record {alias.id} not accepted: its subject and target are no longer two "
+                "things of one kind in the store"
+            )
         accepted = (r.alias for r in records.values() if r.alias.status == "accepted")
         why = conflict(accepted, alias)
         if why is not None:

@@ -123,6 +123,8 @@ def test_propose_accept_and_reject_are_seen_by_queries_at_once(http: Any, writer
         ("CLIP B/32", "CLIP B/16 (LAION-2B)")
     ]
     assert canonical(http, writer, CLIP_32) == CLIP_16
+    graph = http.fetch(writer.url + "id/aliases", Accept="application/n-triples")
+    assert graph.status == 200 and f"<{record['alias']}> " in graph.text
     listed = send(http, writer, "aliases?status=accepted")
     assert [a["id"] for a in listed.json()["aliases"]] == [record["id"]]
 
