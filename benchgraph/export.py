@@ -1,11 +1,11 @@
 """Dumps: the whole store written as one RDF document, streamed (never built in memory).
-
 TriG and N-Quads keep the named graphs, so every triple still says which page it came from, and
 hold the merged view as their default graph (loaded into any quad store, its default graph then
 answers as benchgraph's does). They hold the store as it is now, the page graphs and their
-reports, unless asked for its history too: the history graphs, their reports and the versions
-catalogue, so that loading the dump gives back every version. Turtle, N-Triples and JSON-LD hold
-one graph, the merged view: each triple of the page graphs once, no validation report, no
+reports and the alias graph (the curators' alias records: :mod:`benchgraph.aliases`), unless
+asked for its history too: the history graphs, their reports and the versions catalogue, so that
+loading the dump gives back every version. Turtle, N-Triples and JSON-LD hold one graph, the
+merged view: each triple of the page graphs once, no validation report, no alias record, no
 history. The serialisers write to a file object as they go: the quad formats from the store's
 quads as they are read, the single-graph formats from the view as a query yields it.
 """

@@ -16,6 +16,11 @@
   History graphs are not page graphs: they never enter the merged view.
 - The **versions catalogue**, :data:`VERSIONS`: one ``bg:SourceVersion`` per version of every
   page, current or not, with the ingest activity that generated it.
+- The **alias graph**, :data:`ALIASES`: the alias records curators review (``bg:Alias``: this
+  IRI names the same thing as that one, said by whom, when, on what evidence; proposed, accepted
+  or rejected; see :mod:`benchgraph.aliases`). It is data of its own, not a page: it never
+  enters the merged view, a re-ingest never touches it, and it is listed, dumped, exported and
+  copied with the page graphs. Queries read it with ``GRAPH`` and use accepted records only.
 - **Staging graphs**, ``urn:benchgraph:staging:…``: a large page on its way to a remote store.
 """
 
@@ -30,6 +35,7 @@ REPORTS = ID + "report/"
 HISTORY = ID + "history/"
 VERSIONS = ID + "versions"
 VIEW = ID + "merged"
+ALIASES = ID + "aliases"
 STAGING = "urn:benchgraph:staging:"
 
 
@@ -74,6 +80,12 @@ def source_key(graph: str) -> str | None:
 def is_page(graph: str) -> bool:
     """Whether ``graph`` is a page graph, whose statements enter the merged view."""
     return graph.startswith(PAGES)
+
+
+def is_aliases(graph: str) -> bool:
+    """Whether ``graph`` is the alias graph: reviewed data of its own, neither a page (it never
+    enters the merged view) nor history."""
+    return graph == ALIASES
 
 
 def is_history(graph: str) -> bool:

@@ -593,11 +593,14 @@ def cross_page_findings(store: Store, shapes: rdflib.Graph | None = None) -> lis
 
 def page_graphs(store: Store) -> list[str]:
     """The graphs to validate: every named graph but the reports (the merged view only repeats
-    what they state) and the history (kept versions, which were validated when current)."""
+    what they state), the history (kept versions, which were validated when current) and the
+    alias graph (no page: :func:`validate_store` checks its records, and keeps no report)."""
     return [
         g
         for g in store.named_graphs()
-        if not g.startswith(graphs.REPORTS) and not graphs.is_history(g)
+        if not g.startswith(graphs.REPORTS)
+        and not graphs.is_history(g)
+        and not graphs.is_aliases(g)
     ]
 
 
@@ -629,5 +632,12 @@ def validate_store(
             current = stale.startswith(graphs.REPORTS) and not graphs.is_history(stale)
             if current and stale not in kept:
                 store.remove_graph(stale)
-    result = StoreReport(reports, cross_page_findings(store, shapes), store.check_view())
+    # The alias records, against the same shapes: their findings are the store's, beside the
+    # cross-page checks' (no report is stored for them).
+    records = list(store.graph_triples(graphs.ALIASES))
+    recorded = (
+        validate_triples(records, "the alias records", shapes, engine)[1] if records else None
+    )
+    across = [*cross_page_findings(store, shapes), *(recorded.findings if recorded else ())]
+    result = StoreReport(reports, across, store.check_view())
     return result.conforms, result

@@ -20,6 +20,7 @@ from benchgraph import queries, settings
 from benchgraph.outcomes import Gate
 from benchgraph.settings import SettingError
 from server import (
+    aliases,
     compression,
     cors,
     docs,
@@ -78,6 +79,7 @@ def create_app(config: Mapping[str, object] | None = None, gate: Gate | None = N
                 "`benchgraph serve` gives the app (create_app(config, gate=IngestGate()))"
             )
         pages.register(app, token, gate)
+        aliases.register(app)
     cors.register(app, str(values["cors_origins"]))
     compression.register(app)
     return app

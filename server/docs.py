@@ -13,7 +13,7 @@ from flask import Blueprint, Response, jsonify, render_template, request
 
 from benchgraph import __version__, media
 from benchgraph.queries import NamedQuery, Param
-from server import pages
+from server import aliases, pages
 from server.backend import current
 from server.dumps import DUMPS, HISTORY_DUMPS
 from server.errors import ApiError
@@ -206,11 +206,14 @@ def openapi_document(
     components: dict[str, Any] = {}
     if writes:
         paths.update(_write_operations())
+        paths.update(aliases.operations(_error_responses))
         extra_errors.update(
             {
                 "401": "No write token, or a wrong one",
+                "409": "An alias record its rules refuse (a chain, a second target, two kinds)",
                 "415": "Bytes that no page format recognises, or an unsupported body type",
-                "422": "A page the gate refuses (its messages are in messages)",
+                "422": "A page the gate refuses (its messages are in messages), or a name "
+                "that names nothing",
             }
         )
         components["securitySchemes"] = {

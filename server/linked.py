@@ -84,9 +84,9 @@ def resource(path: str) -> Response | WerkzeugResponse:
         unchanged = Response(status=304)
         unchanged.set_etag(etag)
         return _finish(unchanged, backend)
-    # A graph's name (a page's, its report's, a kept version's, the catalogue's) stands for
-    # what the graph holds; any other IRI for its description.
-    holds = graphs.source_key(iri) is not None or iri == graphs.VERSIONS
+    # A graph's name (a page's, its report's, a kept version's, the catalogue's, the alias
+    # graph's) stands for what the graph holds; any other IRI for its description.
+    holds = graphs.source_key(iri) is not None or iri in (graphs.VERSIONS, graphs.ALIASES)
     job = Job(
         queries.internal("graph-triples" if holds else "describe"),
         None,

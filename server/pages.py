@@ -16,6 +16,7 @@ pages posted at once, one is ``loaded`` (201) and the other ``unchanged`` (200).
   the store) or kept (a version older than the current one, kept as history only); 422
   refused by the gate, its reasons in ``messages``; 415 no page at all; 413 a body over
   ``max_request_bytes``.
+- The alias routes (:mod:`server.aliases`), on the same token.
 - ``DELETE /pages/<page>``: the page whose identity is ``page`` (as ``benchgraph remove``
   prints it, ``radar/composet``) is withdrawn with its validation report, as that command
   withdraws it. 200 with what was removed; 404 when the store holds no such page.
@@ -106,14 +107,15 @@ def _gate() -> Gate:
     return found
 
 
-def _held() -> HeldStore:
+def authorised() -> HeldStore:
     """The store the server holds, once the request is shown to carry the token; else
-    ApiError 401."""
+    ApiError 401. Every route of the write API (these, and :mod:`server.aliases`) asks it
+    first."""
     scheme, _, given = request.headers.get("Authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not given.strip():
         raise ApiError(
             401,
-            "writing pages needs the write token: send it as Authorization: Bearer <token>",
+            "writing needs the write token: send it as Authorization: Bearer <token>",
             {"WWW-Authenticate": _REALM},
         )
     expected = str(current_app.extensions[_TOKEN]).encode()
@@ -134,7 +136,7 @@ def _held() -> HeldStore:
 @blueprint.post("/pages")
 def load() -> tuple[Response, int] | Response:
     """Load the page of the body, as ``benchgraph ingest`` loads a file."""
-    held = _held()
+    held = authorised()
     origin = request.args.get("name") or UNNAMED
     data = request.get_data()
     gate = _gate()
@@ -188,7 +190,7 @@ def _answer(outcome: Outcome, summary: str) -> tuple[Response, int] | Response:
 @blueprint.delete("/pages/<path:page>")
 def withdraw(page: str) -> Response:
     """Remove the page whose identity is ``page``, as ``benchgraph remove`` removes it."""
-    held = _held()
+    held = authorised()
     gate = _gate()
     removals = held.write(lambda store: gate.withdraw(store, page))
     removed = [r for r in removals if r.status == "removed"]

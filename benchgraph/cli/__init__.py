@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from benchgraph import __version__
-from benchgraph.cli import copy, export, history, ingest, quality, query, remove, serve
+from benchgraph.cli import alias, copy, export, history, ingest, quality, query, remove, serve
 from benchgraph.cli.console import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_PIPE, Parser, store_fault
 from benchgraph.queries import QueryError
 from benchgraph.store import StoreError
@@ -23,7 +23,7 @@ from benchgraph.store import StoreError
 # The modules of the commands, in the order --help lists them. Each has
 # ``add_commands(subparsers)``, which adds its commands with ``set_defaults(handler=...)``; a
 # handler takes the namespace and returns the exit code.
-COMMANDS = (ingest, query, quality, export, copy, remove, history, serve)
+COMMANDS = (ingest, query, quality, export, copy, remove, history, alias, serve)
 
 
 def build_parser() -> argparse.ArgumentParser:
