@@ -14,6 +14,7 @@ import pytest
 
 from benchgraph import answering, queries
 from benchgraph.store import Store
+from benchgraph.store.embedded import EmbeddedStore
 from ingest.loader import ingest_file
 
 DATA = Path(__file__).parent / "data" / "claims"
@@ -155,3 +156,45 @@ def test_the_copies_of_a_value_are_alike() -> None:
     assert [len(blocks[n]) for n in ("claims", "disagreements", "leaderboard")] == [2, 2, 5]
     everyone = {re.sub(r"\s+", " ", b) for found in blocks.values() for b in found}
     assert len(everyone) == 1
+
+
+def test_an_accepted_alias_gathers_two_names_and_a_proposed_or_rejected_one_does_not(
+    store_dir: Path, tmp_path: Path
+) -> None:
+    """A fourth source, a second model card, names BERT-Base "BERT-Base (single model)": a near
+    miss, proposed from the findings, gathered into BERT-Base's claim only once accepted, and
+    apart again once the alias is rejected. The pages' own statements are never rewritten."""
+    from support import run_cli
+
+    card = (DATA / "card-bert-base-squad.md").read_text(encoding="utf-8")
+    (tmp_path / "card.md").write_text(
+        card.replace("- name: BERT-Base", "- name: BERT-Base (single model)"), encoding="utf-8"
+    )
+    for path in (DATA, tmp_path / "card.md"):
+        done = run_cli("ingest", str(path), store=store_dir)
+        assert done.returncode == 0, done.stderr
+
+    def bert_values() -> list[int]:
+        with EmbeddedStore(store_dir, read_only=True) as opened:
+            rows = ask(opened, "claims", benchmark=SQUAD)
+        named = [r for r in rows if r["methodName"].startswith("BERT-Base")]
+        return sorted({(r["claim"], int(r["values"])) for r in named}, key=str)
+
+    assert sorted(n for _, n in bert_values()) == [1, 3]
+    done = run_cli("alias", "propose-from-findings", store=store_dir)
+    assert done.returncode == 0, done.stderr
+    assert sorted(n for _, n in bert_values()) == [1, 3]  # proposed: not followed
+    subject, target = "BERT-Base (single model)", "BERT-Base"
+    assert (
+        run_cli("alias", "accept", subject, target, "--by", "ana", store=store_dir).returncode == 0
+    )
+    ((claim, values),) = bert_values()
+    assert values == 4 and claim.endswith("/method/bert-base")
+    with EmbeddedStore(store_dir, read_only=True) as opened:
+        board = ask(opened, "leaderboard", benchmark=SQUAD)
+    assert [r["claimValues"] for r in board if r["method"].endswith("/bert-base")] == ["4"]
+    assert not [r for r in board if r["method"].endswith("/bert-base-single-model")]
+    assert (
+        run_cli("alias", "reject", subject, target, "--by", "bo", store=store_dir).returncode == 0
+    )
+    assert sorted(n for _, n in bert_values()) == [1, 3]
