@@ -7,8 +7,10 @@ A result gets a derived interval only when all of these hold (:func:`is_proporti
 - its unit is percent with ``0 <= value <= 100``, or unitless with ``0 <= value <= 1`` (a
   result file that states no unit gets none: 0.5 could be a fraction or half a percent);
 - its metric's name says it is a proportion of items: a word of :data:`PROPORTION_WORDS`
-  (accuracy, exact match, pass@1, success rate, ...) and no word of :data:`NOT_SINGLE` (a
-  mean, a macro or balanced figure is an aggregate over groups, not one binomial count), and
+  (accuracy, exact match, pass@1, success rate, ...; on a Radar page, where the source names
+  its metric in Chinese, 准确率, 正确率, 通过率, 成功率, 胜率 or 命中率) and no word of
+  :data:`NOT_SINGLE` (a mean, a macro or balanced figure is an aggregate over groups, not one
+  binomial count: 平均 on a Radar page), and
   nothing that makes it an error or a loss (no lower-is-better word of the direction table,
   no declared lower-is-better direction): error counts, word error rates and scores on other
   scales are never read as proportions.
@@ -45,6 +47,9 @@ NOT_SINGLE = (
     "normalised", "relative", "delta", "gain", "drop", "improvement", "difference", "std",
     "variance", "count", "number",
 )  # fmt: skip
+# The same, as Radar pages write them (Chinese is matched as a part of the name).
+PROPORTION_CJK = ("准确率", "正确率", "通过率", "成功率", "胜率", "命中率")
+NOT_SINGLE_CJK = ("平均", "均值", "中位", "加权", "宏平均", "差值", "提升", "下降")
 _WORD = re.compile(r"[a-z0-9]+(?:[-@.][a-z0-9]+)*")
 
 
@@ -71,7 +76,8 @@ def is_proportion_metric(name: str, direction: str | None) -> bool:
     items: a proportion word, no aggregate word, and nothing lower-is-better."""
     if direction == "lower" or directions.infer(name) == "lower":
         return False
-    return _has(name, PROPORTION_WORDS) and not _has(name, NOT_SINGLE)
+    proportion = _has(name, PROPORTION_WORDS) or any(w in name for w in PROPORTION_CJK)
+    return proportion and not (_has(name, NOT_SINGLE) or any(w in name for w in NOT_SINGLE_CJK))
 
 
 def scale_of(unit: str | None, value: Decimal) -> Decimal | None:
