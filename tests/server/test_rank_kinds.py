@@ -46,7 +46,8 @@ def allowed(bounds: dict[str, Bounds]) -> dict[str, tuple[int, int]]:
     found = {}
     for result, (low, high) in bounds.items():
         others = [b for other, b in bounds.items() if other != result]
-        found[result] = (1 + sum(lo > high for lo, _ in others), 1 + sum(hi >= low for _, hi in others))
+        best = 1 + sum(lo > high for lo, _ in others)
+        found[result] = (best, 1 + sum(hi >= low for _, hi in others))
     return found
 
 
