@@ -158,6 +158,10 @@ BG_TERMS = sorted(
     v for k, v in dict(globals()).items() if isinstance(v, str) and v.startswith(BG) and v != BG
 )
 
+# How each way of deriving an interval is named: in full, and where a table shows a derived
+# interval ("[35.85, 49.43] derived (Wilson, n=200)").
+INTERVAL_METHODS = {WilsonScoreInterval: ("Wilson score interval", "Wilson")}
+
 # Units by canonical name (see ``ingest.units``, which folds the ways pages spell them) -> QUDT
 # unit IRIs. ``SCALAR`` is a pure number: QUDT's UNITLESS; so is a score in points. A rate of
 # tokens is a count per second (QUDT's NUM-PER-SEC), a count QUDT's NUM.

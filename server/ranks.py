@@ -18,8 +18,6 @@ from benchgraph import vocab as V
 Row = dict[str, str]
 PUBLISHED = "published"
 POINT = "point rank"
-# How the site names each way of deriving an interval: in full, and in a table cell.
-METHODS = {V.WilsonScoreInterval: ("Wilson score interval", "Wilson")}
 
 
 @dataclass(frozen=True)
@@ -46,7 +44,8 @@ def kind(members: list[Row]) -> str:
 
 def method_names(iri: str) -> tuple[str, str]:
     """The names (in full, short) of the way an interval was derived, by its IRI."""
-    return METHODS.get(iri, (iri.rsplit("#", 1)[-1], iri.rsplit("#", 1)[-1]))
+    local = iri.rsplit("#", 1)[-1]
+    return V.INTERVAL_METHODS.get(iri, (local, local))
 
 
 def derived_label(row: Row) -> str:
