@@ -69,6 +69,13 @@ ciUpper = BG + "ciUpper"
 ciLevel = BG + "ciLevel"
 publishedInterval = BG + "publishedInterval"
 sampleSize = BG + "sampleSize"
+# Intervals benchgraph derives (never published): see ingest.wilson
+derivedCiLower = BG + "derivedCiLower"
+derivedCiUpper = BG + "derivedCiUpper"
+derivedCiLevel = BG + "derivedCiLevel"
+intervalMethod = BG + "intervalMethod"
+IntervalMethod = BG + "IntervalMethod"
+WilsonScoreInterval = BG + "WilsonScoreInterval"
 resultDate = BG + "resultDate"
 sourceTable = BG + "sourceTable"
 headline = BG + "headline"
@@ -171,6 +178,10 @@ alternateName = SCHEMA + "alternateName"
 BG_TERMS = sorted(
     v for k, v in dict(globals()).items() if isinstance(v, str) and v.startswith(BG) and v != BG
 )
+
+# How each way of deriving an interval is named: in full, and where a table shows a derived
+# interval ("[35.85, 49.43] derived (Wilson, n=200)").
+INTERVAL_METHODS = {WilsonScoreInterval: ("Wilson score interval", "Wilson")}
 
 # Units by canonical name (see ``ingest.units``, which folds the ways pages spell them) -> QUDT
 # unit IRIs. ``SCALAR`` is a pure number: QUDT's UNITLESS; so is a score in points. A rate of

@@ -4,6 +4,12 @@ The mapper never sees page text. Values are typed ``xsd:decimal`` from the publi
 the published text itself is kept (``bg:publishedValue``), because a store may write a decimal
 in canonical form (``5.0`` as ``5``) and readers need the published precision.
 
+Where a source states a result's sample size, the mapper derives a 95% Wilson score interval for
+a result that is a proportion (``ingest.wilson`` says which results are
+proportions and how the bounds are rounded) and states it with terms of its own
+(``bg:derivedCiLower``, ``bg:derivedCiUpper``, ``bg:derivedCiLevel``, ``bg:intervalMethod``),
+never as the published ``bg:ciLower``/``bg:ciUpper``.
+
 Units are QUDT units (``ingest.units`` folds the ways pages spell them). A unit with no QUDT
 unit is kept as published: a ``bg:UnmappedUnit`` named by its normal form and labelled with the
 published text, which the shapes report as a warning.
@@ -18,7 +24,7 @@ from pyoxigraph import Literal, NamedNode, Triple
 from benchgraph import iris
 from benchgraph import vocab as V
 from benchgraph.names import is_role, normalise
-from ingest import units
+from ingest import units, wilson
 from ingest.records import (
     AggregateRecord,
     Benchmark,
@@ -119,11 +125,13 @@ def _map(page: Page, ingested_at: str) -> list[Triple]:
     source = iris.source(page.key)
     benches = {b: _map_benchmark(g, b) for b in page.benchmarks}
     units: dict[_MetricKey, str] = {}
+    decls: dict[_MetricKey, MetricDecl] = {}
     for decl in page.metrics:
         bench = decl.benchmark or page.benchmark
         if bench is None:
             raise PageError(page.origin, f"metric {decl.name!r}", "declared for no benchmark")
         units[bench, decl.name] = _map_metric(g, page, bench, benches[bench], decl)
+        decls[bench, decl.name] = decl
     _map_source(g, page, source, benches, ingested_at)
     repeated = _repeated_names(page)
     for record in page.results:
@@ -133,6 +141,7 @@ def _map(page: Page, ingested_at: str) -> list[Triple]:
             raise PageError(page.origin, where, f"metric {record.metric!r} is not declared")
         unit = units[bench, record.metric]
         _map_result(g, record, source, bench, benches[bench], unit)
+        _map_derived(g, record, decls[bench, record.metric])
         _map_claim(g, page, record, bench, benches[bench], repeated)
     for agg in page.aggregates:
         own = page.benchmark
@@ -375,6 +384,19 @@ def _map_result(
         g.add(result, V.verified, _TRUE if r.verified else _FALSE)
     if r.self_reported is not None:
         g.add(result, V.developerReported, _TRUE if r.self_reported else _FALSE)
+
+
+def _map_derived(g: _Graph, r: ResultRecord, decl: MetricDecl) -> None:
+    """State the Wilson interval derived for a result that is a proportion of a stated number
+    of items (see ``ingest.wilson``); nothing for any other result."""
+    derived = wilson.derive(r.value, decl.unit, r.sample_size, r.metric, decl.direction)
+    if derived is None:
+        return
+    result = iris.result(r.source_id)
+    g.add(result, V.derivedCiLower, _decimal(derived.lower))
+    g.add(result, V.derivedCiUpper, _decimal(derived.upper))
+    g.add(result, V.derivedCiLevel, _decimal(derived.level))
+    g.add(result, V.intervalMethod, V.WilsonScoreInterval)
 
 
 def _map_aggregate(

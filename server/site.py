@@ -22,7 +22,6 @@ from __future__ import annotations
 import functools
 from collections import defaultdict
 from collections.abc import Callable, Mapping
-from decimal import Decimal
 from functools import cache
 from pathlib import Path
 from urllib.parse import quote
@@ -35,7 +34,7 @@ from werkzeug.wrappers import Response as WerkzeugResponse
 from benchgraph import asof, graphs, iris, media, prefixes, resources
 from benchgraph import vocab as V
 from benchgraph.queries import QueryError
-from server import charts, sparql
+from server import charts, ranks, sparql
 from server.answers import table
 from server.backend import current
 from server.engine import VALUES, Answered, Job, Term
@@ -169,6 +168,7 @@ def _cohort_table(members: list[Row]) -> list[tuple[str, str]]:
     columns += [
         ("value", "Value"),
         ("ciLower", "Confidence interval"),
+        ("derivedCiLower", "Derived interval"),
         ("sampleSize", "Sample size"),
     ]
     columns += [("paper", "Reported in"), ("result", "Result")]
@@ -179,42 +179,6 @@ def _bar_label(row: Row, columns: list[tuple[str, str]]) -> str:
     """The method's label, with the settings that tell it apart within its cohort."""
     settings = [f"{name}={row.get(k, '')}" for k, name in columns if k.startswith("setting:")]
     return f"{row['methodLabel']} ({', '.join(settings)})" if settings else row["methodLabel"]
-
-
-def _level(members: list[Row]) -> str:
-    """The confidence level of the cohort's intervals as a reader names it ("95%")."""
-    levels = sorted({f"{float(r['ciLevel']) * 100:g}%" for r in members if r.get("ciLevel")})
-    return " and ".join(levels) if levels else "published"
-
-
-def _rank_intervals(members: list[Row], direction: str) -> tuple[str, set[str], str]:
-    """What the ranks the intervals allow add to a cohort's board: the rule, said with the
-    intervals' level; the results other than the leader (the first row) whose interval overlaps
-    the leader's; and the chart's legend for them. Empty where the leaderboard gives no such
-    ranks (a result of the cohort lacks an interval)."""
-    if not members or any("rankBest" not in r for r in members):
-        return "", set(), ""
-    level = _level(members)
-    higher = direction == "higher"
-    side = "above" if higher else "below"
-    reach = (
-        "upper bound is at or above its lower" if higher else "lower bound is at or below its upper"
-    )
-    rule = (
-        f"A rank such as 1–5 is the range the {level} confidence intervals allow: from 1 + the "
-        f"results whose interval lies wholly {side} this one's (Chatbot Arena's rank (UB)) to "
-        f"1 + the others whose {reach} bound."
-    )
-    leader = members[0]
-    low, high = Decimal(leader["ciLower"]), Decimal(leader["ciUpper"])
-    overlapping = {
-        r["result"]
-        for r in members[1:]
-        if Decimal(r["ciLower"]) <= high and low <= Decimal(r["ciUpper"])
-    }
-    name = leader.get("methodLabel", "")
-    legend = f"Lighter bars: the {level} interval overlaps the leader's ({name})"
-    return rule, overlapping, legend if overlapping else ""
 
 
 def _leaderboards(
@@ -247,7 +211,12 @@ def _leaderboards(
             if not pair:
                 pair = list(dict.fromkeys(r["method"] for r in members))[:2]
                 pair = pair if len(pair) == 2 else []
-            rule, overlapping, legend = _rank_intervals(members, direction)
+            said = ranks.cohort_ranks(members, direction)
+            rule, overlapping, legend = said.rule, said.overlapping, said.legend
+            rank_kind = ranks.kind(members)
+            for row in members:
+                row["rankKind"] = rank_kind
+                row["derivedLabel"] = ranks.derived_label(row)
             bars = [
                 charts.Bar(
                     _bar_label(r, columns),
@@ -269,6 +238,7 @@ def _leaderboards(
                     "columns": columns,
                     "svg": Markup(svg),
                     "rule": rule,
+                    "point": rank_kind == ranks.POINT,
                 }
             )
         boards.append({"metric": metric, "direction": direction, "cohorts": drawn})
@@ -508,4 +478,5 @@ def _provenance(iri: str, props: dict[str, list[Row]]) -> dict[str, object]:
         "report": report,
         "own_findings": mine,
         "first": _first,
+        "derived_method": ranks.method_names(_first(props, V.intervalMethod)),
     }

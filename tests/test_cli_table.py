@@ -4,10 +4,11 @@ leaderboard's intervals."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
-from support import EXAMPLES, build_store, run_cli
+from support import EXAMPLES, REPO, build_store, run_cli
 
 from benchgraph import vocab as V
 from benchgraph.cli import table
@@ -117,3 +118,23 @@ def test_columns_that_cannot_fit_are_left_out_and_named() -> None:
     assert all(table.shown_width(line) <= 40 for line in lines)
     footer = " ".join(lines[5:])
     assert footer.startswith("(3 rows); not shown, for want of width: ") and "column11" in footer
+
+
+def test_a_derived_interval_is_shown_as_derived(tmp_path: Path) -> None:
+    """TallyQuiz's subsets state n and no interval: the interval column says each is derived,
+    with its method and n, and the leaderboard's own column what the rank bounds rest on."""
+    store = tmp_path / "store"
+    page = REPO / "tests" / "data" / "radar" / "tallyquiz-accuracy-sample-sizes.txt"
+    assert run_cli("ingest", str(page), store=store).returncode == 0
+    done = run_cli(
+        "query", "leaderboard", "--param", "benchmark=TallyQuiz", "--param", "metric=准确率",
+        "--columns", "methodLabel,value,interval,intervals", store=store,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    header, _, *rows, count = done.stdout.splitlines()
+    assert header.split() == ["methodLabel", "value", "interval", "intervals"]
+    cells = [re.split(r"\s{2,}", row.strip()) for row in rows]
+    assert ["Orca-Count 7B", "82.5", "78.47–85.91 derived (Wilson, n=400)",
+            "derived (Wilson score, 95%)"] in cells  # fmt: skip
+    assert len(cells) == 8 and all(" derived (Wilson, n=" in c[2] for c in cells)
+    assert count == "(8 rows)"

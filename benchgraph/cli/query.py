@@ -243,8 +243,9 @@ def _with_intervals(
 ) -> tuple[list[str], list[list[Cell]]]:
     """``names`` and ``rows``, with an ``interval`` column after ``value`` when the answer has
     ``value`` and ``result`` columns, no interval columns of its own, and a result with a
-    published confidence interval: ``lower–upper``, the bounds as the page printed them when
-    the store kept that text. Raises StoreError when the store cannot answer."""
+    confidence interval: ``lower–upper``, the bounds as the page printed them when the store
+    kept that text; for a result with no published interval but one benchgraph derived,
+    ``lower–upper derived (Wilson, n=200)``. Raises StoreError when the store cannot answer."""
     if not {"result", "value"} <= set(names) or {"ciLower", "ciUpper", "interval"} & set(names):
         return names, rows
     at = names.index("result")
@@ -255,6 +256,7 @@ def _with_intervals(
     found = store.query(text)
     assert isinstance(found, ox.QuerySolutions)
     intervals: dict[str, str] = {}
+    derived: dict[str, str] = {}
     for row in found:
         result, low, high = row["result"], row["ciLower"], row["ciUpper"]
         if result is not None and low is not None and high is not None:
@@ -262,6 +264,9 @@ def _with_intervals(
             printed = _PRINTED.fullmatch(_cell(row["published"]))
             bounds = printed.groups() if printed else (_cell(low), _cell(high))
             intervals[_cell(result)] = "–".join(bounds)
+        elif result is not None and row["derivedLower"] is not None:
+            derived[_cell(result)] = _derived(row)
+    intervals = {**derived, **intervals}  # a published interval wherever there is one
     if not intervals:
         return names, rows
     after = names.index("value") + 1
@@ -271,6 +276,15 @@ def _with_intervals(
         shown = intervals.get(result.value, "") if isinstance(result, ox.NamedNode) else ""
         widened.append([*row[:after], shown, *row[after:]])
     return [*names[:after], "interval", *names[after:]], widened
+
+
+def _derived(row: ox.QuerySolution) -> str:
+    """A derived interval as the table shows it: ``35.85–49.43 derived (Wilson, n=200)``."""
+    method = _cell(row["method"])
+    short = V.INTERVAL_METHODS.get(method, (method, method.rsplit("#", 1)[-1]))[1]
+    size = f", n={_cell(row['sampleSize'])}" if row["sampleSize"] is not None else ""
+    bounds = f"{_cell(row['derivedLower'])}–{_cell(row['derivedUpper'])}"
+    return f"{bounds} derived ({short}{size})"
 
 
 def _print_rows(

@@ -83,12 +83,23 @@ def test_composet_headline_reads_ranks_as_ranges(
 
 
 def test_cohorts_without_intervals_read_as_before(seeds_site: FlaskClient) -> None:
+    """Point ranks, as before; where two values are equal at the published precision (SANA1.5:
+    MAs published as 33, to the unit, and Interpolation as 32.7) the ranks say they are tied,
+    and the cohort says what its ranks are."""
     root = page(seeds_site, GENAI)
     assert root.find("p", "rank-rule") is None
-    for div in cohorts(root).values():
+    tie = " (tied at the published precision)"
+    for name, div in cohorts(root).items():
         table = div.find("table")
         assert table is not None
-        assert [c["Rank"].text for c in table_rows(table)] == ["1", "2", "3", "4", "5", "6"]
+        shown = [c["Rank"].text for c in table_rows(table)]
+        assert [s.removesuffix(tie) for s in shown] == ["1", "2", "3", "4", "5", "6"]
+        tied = {c["Value"].text for c in table_rows(table) if c["Rank"].text.endswith(tie)}
+        note = div.find("p", "point-ranks")
+        if name == "Model=SANA1.5":
+            assert tied == {"33", "32.7"} and note is not None and "point ranks" in note.text
+        else:
+            assert not tied and note is None
         svg = div.find("svg")
         assert svg is not None and svg.find("rect", "overlap") is None
         assert svg.find("g", "legend") is None
