@@ -203,6 +203,7 @@ def findings_of(report: Iterable[ox.Triple], page: str, describe: Describe) -> t
             f.shape,
             f.focus,
             f.path or "",
+            f.value is not None,  # no value before an empty one: a total order
             f.value or "",
         )
     )
