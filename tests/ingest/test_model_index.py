@@ -490,7 +490,10 @@ def test_sniff_claims_the_cards_and_nothing_else() -> None:
         text = path.read_bytes().decode("utf-8", errors="replace")
         if model_index.sniff(text):
             claimed.add(path.resolve())
-    mine = {path.resolve() for path in [*CARDS.glob("*.yaml"), *OWN.iterdir()]}
+    claims = REPO / "tests" / "data" / "claims"
+    mine = {
+        path.resolve() for path in [*CARDS.glob("*.yaml"), *OWN.iterdir(), *claims.glob("card-*")]
+    }
     assert claimed == mine
     assert len(files) > len(mine) + 50  # the other formats were there to be told apart
 
@@ -714,8 +717,14 @@ def test_phind_v1_and_v2_load_side_by_side(tmp_path: Path) -> None:
     done = run_cli("ingest", *(str(OWN / name) for name in PHIND), store=tmp_path / "store")
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("2 loaded, 0 unchanged, 0 refused, 0 unreadable;")
-    values = {row["value"] for row in leaderboard(tmp_path / "store", "benchmark=HumanEval")}
-    assert values == {"67.6", "73.8"}
+    # The v2 card names its model as v1's card does: by name, one model, whose two cards give
+    # two values for one claim. The board ranks the claim once and says it holds two values;
+    # the claims list both, side by side, and say they disagree.
+    (row,) = leaderboard(tmp_path / "store", "benchmark=HumanEval")
+    assert (row["value"], row["claimValues"], row["claimSources"]) == ("67.6", "2", "2")
+    done = run_cli("query", "claims", "--format", "csv", store=tmp_path / "store")
+    values = {r["value"]: r["agrees"] for r in csv.DictReader(io.StringIO(done.stdout))}
+    assert values == {"67.6": "true", "73.8": "false"}
 
 
 # Skip per claim: a metric with no value is skipped, the card's others load.
