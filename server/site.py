@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from decimal import Decimal
-from functools import cache
-from pathlib import Path
 from urllib.parse import quote
 
 import pyoxigraph as ox
@@ -32,14 +30,16 @@ from flask import Blueprint, Response, redirect, render_template, request, url_f
 from markupsafe import Markup
 from werkzeug.wrappers import Response as WerkzeugResponse
 
-from benchgraph import asof, graphs, iris, media, prefixes, resources
+from benchgraph import asof, graphs, iris, media, prefixes
 from benchgraph import vocab as V
 from benchgraph.queries import QueryError
 from server import charts, sparql
 from server.answers import table
 from server.backend import current
-from server.engine import VALUES, Answered, Job, Term
+from server.engine import Answered
 from server.errors import ApiError
+from server.site_queries import named as _named
+from server.site_queries import select
 
 blueprint = Blueprint("site", __name__, template_folder="templates")
 
@@ -63,48 +63,6 @@ REPORTERS = {V.Paper: "paper", V.ModelCard: "model card", V.ReportingDocument: "
 LATEST_CHANGES = 20
 # The property that ties a benchmark to a task or dataset, by the kind of that page.
 SCOPES = {"task": V.task, "dataset": V.dataset}
-
-
-@cache
-def _text(folder: Path, name: str) -> str:
-    return (folder / "site" / f"{name}.rq").read_text(encoding="utf-8")
-
-
-def _rows(
-    key: str, text: str, bound: Mapping[str, Term], past: asof.Past | None = None
-) -> list[Row]:
-    """Run ``text`` with ``bound`` substituted, on the store as it is or on the past ``past``
-    reads (cached per store generation); plain values."""
-    backend = current()
-    backend.pool.start()
-    cache_key = (
-        backend.pool.generation.tag,
-        ("site", key, tuple(sorted((k, str(v)) for k, v in bound.items())), past),
-    )
-    answer = backend.cache.get(cache_key)
-    if answer is None:
-        answer = backend.run(Job(text, VALUES, None, backend.max_rows, bound, past=past))
-        backend.cache.put(cache_key, answer)
-    assert answer.values is not None
-    return [dict(row) for row in answer.values.rows]  # the cached rows stay as they are
-
-
-def select(name: str, past: asof.Past | None = None, **bound: Term) -> list[Row]:
-    """Rows of ``queries/site/<name>.rq`` with ``bound`` substituted (values as text), on the
-    store as it is or (``past``) as it was."""
-    return _rows(name, _text(resources.queries_dir(), name), bound, past)
-
-
-def _named(name: str, **values: str) -> list[Row]:
-    """Rows of the named query ``name`` (from the app's catalogue) with ``values`` (text by
-    parameter, as a request gives them), reading the store's past as the query's header says.
-    Raises ApiError (400) for a value that is not valid, naming the parameter."""
-    named = current().catalogue[name]
-    try:
-        bound = named.bind(values)
-    except QueryError as error:
-        raise ApiError(400, str(error), parameter=error.parameter) from None
-    return _rows("named/" + name, named.text, bound, asof.past(named, bound))
 
 
 @blueprint.app_template_filter("page_url")
