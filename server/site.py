@@ -33,7 +33,7 @@ from werkzeug.wrappers import Response as WerkzeugResponse
 from benchgraph import asof, graphs, iris, media, prefixes
 from benchgraph import vocab as V
 from benchgraph.queries import QueryError
-from server import charts, sparql
+from server import charts, claims_pages, sparql
 from server.answers import table
 from server.backend import current
 from server.engine import Answered
@@ -56,6 +56,7 @@ KINDS = {
     V.SourceDocument: "source",
     V.Task: "task",
     V.Dataset: "dataset",
+    V.Claim: "claim",  # drawn by server.claims_pages
 }
 # What each kind of reporting source is called on its page.
 REPORTERS = {V.Paper: "paper", V.ModelCard: "model card", V.ReportingDocument: "document"}
@@ -128,6 +129,7 @@ def _cohort_table(members: list[Row]) -> list[tuple[str, str]]:
         ("value", "Value"),
         ("ciLower", "Confidence interval"),
         ("sampleSize", "Sample size"),
+        ("claimSources", "Sources"),  # how many pages give the row's claim a value
     ]
     columns += [("paper", "Reported in"), ("result", "Result")]
     return [(k, name) for k, name in columns if any(row.get(k) for row in members)]
@@ -349,6 +351,9 @@ def page(path: str) -> Response | WerkzeugResponse:
     """The page of the resource ``https://w3id.org/benchgraph/id/<path>``; for the name of a
     page's graph (its statements, its validation report, a kept version), its source page."""
     iri = V.ID + quote(path, safe="/-")
+    if path.startswith("claim/"):
+        title, found = claims_pages.claim(iri)
+        return _render("claim", title, iri=iri, kind="claim", **found)
     key = graphs.source_key(iri)
     if key is not None:
         findings = "#validation" if iri.startswith(graphs.REPORTS) else ""
@@ -374,6 +379,7 @@ def page(path: str) -> Response | WerkzeugResponse:
         context["origins"] = origins
         context["implementations"] = [r["value"] for r in props.get(V.implementation, [])]
         context["results"] = select("results", role=ox.NamedNode(V.method), resource=node)
+        context.update(claims_pages.for_method(iri))
         title = f"Method {label}"
     elif kind == "benchmark":
         metrics = select("metrics", benchmark=node)
@@ -386,9 +392,11 @@ def page(path: str) -> Response | WerkzeugResponse:
             r for r in select("referrers", resource=node) if r["property"] == V.DCTERMS + "subject"
         ]
         context.update(_history(node))
+        context.update(claims_pages.for_benchmark(iri))
         title = f"Benchmark {label}"
     elif kind == "result":
         context.update(_provenance(iri, props))
+        context.update(claims_pages.for_result(iri, _first(props, V.benchmark)))
         title = f"Result {label}"
     elif kind == "source":
         counts = select("counts", source=node)
