@@ -70,20 +70,35 @@ def for_benchmark(benchmark: str) -> dict[str, object]:
     return {"claim_of": claim_of, "contested": _contested(found), "rule": RULE}
 
 
+def _on(benchmarks: Iterable[str]) -> dict[str, Claim]:
+    """Every claim on each of ``benchmarks`` (IRIs), its values named: per benchmark one
+    ``claims``, one ``disagreements`` and one ``results`` lookup, shared with its page."""
+    found: dict[str, Claim] = {}
+    for benchmark in sorted(set(benchmarks)):
+        node = ox.NamedNode(benchmark)
+        names = _names(select("results", role=ox.NamedNode(V.benchmark), resource=node))
+        found.update(_named(claims.of_benchmark(benchmark), names))
+    return found
+
+
 def for_method(method: str) -> dict[str, object]:
-    """A method's page: its claims with values from more than one source (``contested``)."""
-    names = _names(select("results", role=ox.NamedNode(V.method), resource=ox.NamedNode(method)))
-    return {"contested": _contested(_named(claims.of_method(method), names)), "rule": RULE}
+    """A method's page: its claims with values from more than one source (``contested``),
+    read from the claims of the benchmarks it has results on (looked up by benchmark, as their
+    pages look them up, not by method, which reads every result)."""
+    results = select("results", role=ox.NamedNode(V.method), resource=ox.NamedNode(method))
+    mine = {row["result"] for row in results}
+    found = {
+        iri: claim
+        for iri, claim in _on(row["benchmark"] for row in results).items()
+        if any(v["result"] in mine or v.get("canonicalMethod") == method for v in claim.values)
+    }
+    return {"contested": _contested(found), "rule": RULE}
 
 
 def for_result(result: str, benchmark: str) -> dict[str, object]:
     """A result's page: its claim (``claim``: None for a result no claim holds), all its values
     side by side, this one among them."""
-    if not benchmark:
-        return {"claim": None, "rule": RULE}
-    node = ox.NamedNode(benchmark)
-    names = _names(select("results", role=ox.NamedNode(V.benchmark), resource=node))
-    found = _named(claims.of_benchmark(benchmark), names)
+    found = _on([benchmark]) if benchmark else {}
     mine = next((c for c in found.values() if any(v["result"] == result for v in c.values)), None)
     return {"claim": mine, "rule": RULE}
 
@@ -93,11 +108,15 @@ def claim(iri: str) -> tuple[str, dict[str, object]]:
     its headline and the named query behind it (``query``). Raises ApiError (404) when no
     value is given for the claim."""
     method = claims.method_of(iri, V.ID)
-    found = claims.of_method(method).get(iri) if method else None
+    stated = select("claim", claim=ox.NamedNode(iri)) if method else []
+    # by the benchmarks of the results that state it; a claim read through an accepted alias
+    # (stated by none) by its method's claims
+    found = _on(r["benchmark"] for r in stated).get(iri) if stated else None
+    if found is None and method:
+        found = claims.of_method(method).get(iri)
     if found is None:
         raise ApiError(404, f"there is no claim <{iri}> in this store")
     benchmark = found.first.get("benchmarkIRI", "")
-    role, node = ox.NamedNode(V.benchmark), ox.NamedNode(benchmark)
-    shown = _named({iri: found}, _names(select("results", role=role, resource=node)))[iri]
+    shown = _on([benchmark]).get(iri, found)
     query = url_for("named.run", name="claims", benchmark=benchmark, method=method)
     return f"Claim: {found.title}", {"claim": shown, "rule": RULE, "query": query}
