@@ -60,6 +60,15 @@ def _contested(found: dict[str, Claim]) -> list[Claim]:
     return [claim for claim in found.values() if claim.sources > 1]
 
 
+def _unavailable(error: ApiError, **empty: object) -> dict[str, object]:
+    """What a page shows when the store could not answer for its claims (a time-out, a remote
+    store's failure): the rest of the page, and why these are missing. Raises ``error`` when
+    it is the request's own (4xx)."""
+    if error.status < 500:
+        raise error
+    return {**empty, "rule": RULE, "unavailable": error.message}
+
+
 def for_benchmark(benchmark: str) -> dict[str, object]:
     """A benchmark's page: each result's claim (``claim_of``) and the claims with values from
     more than one source (``contested``), by metric and method as ``claims`` orders them."""
@@ -87,9 +96,13 @@ def for_method(method: str) -> dict[str, object]:
     pages look them up, not by method, which reads every result)."""
     results = select("results", role=ox.NamedNode(V.method), resource=ox.NamedNode(method))
     mine = {row["result"] for row in results}
+    try:
+        on = _on(row["benchmark"] for row in results)
+    except ApiError as error:
+        return _unavailable(error, contested=[])
     found = {
         iri: claim
-        for iri, claim in _on(row["benchmark"] for row in results).items()
+        for iri, claim in on.items()
         if any(v["result"] in mine or v.get("canonicalMethod") == method for v in claim.values)
     }
     return {"contested": _contested(found), "rule": RULE}
@@ -98,7 +111,10 @@ def for_method(method: str) -> dict[str, object]:
 def for_result(result: str, benchmark: str) -> dict[str, object]:
     """A result's page: its claim (``claim``: None for a result no claim holds), all its values
     side by side, this one among them."""
-    found = _on([benchmark]) if benchmark else {}
+    try:
+        found = _on([benchmark]) if benchmark else {}
+    except ApiError as error:
+        return _unavailable(error, claim=None)
     mine = next((c for c in found.values() if any(v["result"] == result for v in c.values)), None)
     return {"claim": mine, "rule": RULE}
 

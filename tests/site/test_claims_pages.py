@@ -20,6 +20,7 @@ from benchgraph import answering, queries
 from benchgraph import vocab as V
 from benchgraph.store.embedded import EmbeddedStore
 from server.app import create_app
+from server.errors import ApiError
 
 DATA = Path(__file__).parents[1] / "data" / "claims"
 HTML = {"Accept": "text/html"}
@@ -227,3 +228,27 @@ def test_an_unknown_claim_is_an_html_404(claims_site: FlaskClient) -> None:
     assert reply.status_code == 404 and reply.mimetype == "text/html"
     reply = claims_site.get("/page/claim/nothing", headers=HTML)
     assert reply.status_code == 404
+
+
+def test_a_result_page_is_drawn_when_its_claim_cannot_be_gathered(
+    claims_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store that cannot answer for the claims in time (or a remote store that fails) costs
+    the section, not the page."""
+    from server import claims
+
+    def late(name: str, **values: str) -> list[dict[str, str]]:
+        raise ApiError(504, "the query took longer than the time limit (30 s)")
+
+    monkeypatch.setattr(claims, "answer", late)
+    app = create_app({"store": str(copy_store(claims_store, tmp_path / "store")), "workers": 1})
+    try:
+        client = app.test_client()
+        for url, heading in ((page_of(ORIGIN), "Result"), ("/page/method/bert-base", "Method")):
+            root = drawn(client, url)
+            assert root.find("h1").text.startswith(heading)
+            note = root.find("p", "unavailable")
+            assert note is not None and "took longer than the time limit" in note.text, url
+            assert root.find("table", "claim-values") is None
+    finally:
+        app.extensions["benchgraph"].pool.close()
