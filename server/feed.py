@@ -18,6 +18,10 @@ One entry per change row, dated by the feed's clock (when the store loaded it; w
 ``clock=data``, the page's data-updated time), its content giving both versions' data-updated
 times and when it was loaded: its id is minted from the result and the two versions compared,
 so it stays the same as long as they do; its link is the result's site page.
+
+Besides, one entry (category ``contradiction``) per result added in the window that contradicts
+a standing figure of its claim (:mod:`server.contradictions`): it names the method, benchmark
+and metric, both values and both sources, and links to the claim's site page.
 """
 
 from __future__ import annotations
@@ -36,7 +40,9 @@ from werkzeug.http import is_resource_modified
 from benchgraph import asof, graphs, media, queries
 from benchgraph import vocab as V
 from benchgraph.versions import instant
+from server import contradictions
 from server.backend import Backend, current
+from server.contradictions import Contradiction
 from server.engine import VALUES, Job, Term
 from server.named import asked, cache_key, given
 
@@ -96,6 +102,11 @@ class Change:
         IRI under the resources' base, where it would name a resource none serves."""
         digest = hashlib.sha256(f"{self.result}\n{self.old_version}\n{self.new_version}".encode())
         return f"urn:benchgraph:change:{digest.hexdigest()[:32]}"
+
+    @property
+    def page(self) -> str:
+        """The IRI whose site page the entry links to: the result's."""
+        return self.result
 
     @property
     def title(self) -> str:
@@ -185,7 +196,7 @@ class Feed:
     updated: datetime | None
 
 
-def document(feed: Feed, changes: list[Change], base: str) -> bytes:
+def document(feed: Feed, changes: list[Change | Contradiction], base: str) -> bytes:
     """The Atom feed document of ``changes`` (newest first), written by an XML writer. Its
     elements are in the Atom namespace as the root's default namespace (ElementTree writes a
     default namespace only for documents without unqualified attributes, as Atom's are)."""
@@ -213,7 +224,7 @@ def document(feed: Feed, changes: list[Change], base: str) -> bytes:
         add(entry, "id", change.id)
         add(entry, "title", change.title, type="text")
         add(entry, "updated", rfc3339(instant(change.dated) or updated))
-        add(entry, "link", rel="alternate", type="text/html", href=page_of(base, change.result))
+        add(entry, "link", rel="alternate", type="text/html", href=page_of(base, change.page))
         add(entry, "category", term=change.change, label=change.change)
         add(entry, "summary", change.title, type="text")
         add(entry, "content", change.text(), type="text")
@@ -253,12 +264,24 @@ def changes() -> Response:
         feed = _feed(backend, base, values, bindings, found, answer.truncated)
         if feed.updated is None:  # no change with a time: the store's own
             feed = replace(feed, updated=generation.modified)
-        body = document(feed, found, base)
+        body = document(feed, _with_contradictions(backend, found), base)
         response = Response(body, content_type=media.BY_KEY["atom"].content_type)
     response.set_etag(etag)
     response.last_modified = generation.modified
     response.headers["Cache-Control"] = "no-cache"
     return response
+
+
+def _with_contradictions(backend: Backend, found: list[Change]) -> list[Change | Contradiction]:
+    """The entries: each change, followed by the contradictions the result it added brings
+    (dated as it is, so the entries stay newest first)."""
+    brought: dict[str, list[Contradiction]] = {}
+    for contradiction in contradictions.found(backend, found):
+        brought.setdefault(contradiction.new.result, []).append(contradiction)
+    entries: list[Change | Contradiction] = []
+    for change in found:
+        entries += [change, *brought.get(change.result, [])]
+    return entries
 
 
 def _feed(
@@ -289,6 +312,7 @@ def _feed(
     by = "loaded into the store" if text.get("clock") == "store" else "by their pages' dates"
     subtitle = (
         f"Results added, removed or changed{scope} since {since}{until} ({by}), newest first."
+        " A result added that contradicts a standing figure of its claim is an entry too."
     )
     if capped:
         subtitle += (

@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
-from collections.abc import Callable, Mapping
-from functools import cache
-from pathlib import Path
+from collections.abc import Callable
 from urllib.parse import quote
 
 import pyoxigraph as ox
@@ -31,14 +29,16 @@ from flask import Blueprint, Response, redirect, render_template, request, url_f
 from markupsafe import Markup
 from werkzeug.wrappers import Response as WerkzeugResponse
 
-from benchgraph import asof, graphs, iris, media, prefixes, resources
+from benchgraph import asof, graphs, iris, media, prefixes
 from benchgraph import vocab as V
 from benchgraph.queries import QueryError
-from server import charts, ranks, sparql
+from server import charts, claims_pages, ranks, sparql
 from server.answers import table
 from server.backend import current
-from server.engine import VALUES, Answered, Job, Term
+from server.engine import Answered
 from server.errors import ApiError
+from server.site_queries import named as _named
+from server.site_queries import select
 
 blueprint = Blueprint("site", __name__, template_folder="templates")
 
@@ -55,6 +55,7 @@ KINDS = {
     V.SourceDocument: "source",
     V.Task: "task",
     V.Dataset: "dataset",
+    V.Claim: "claim",  # drawn by server.claims_pages
 }
 # What each kind of reporting source is called on its page.
 REPORTERS = {V.Paper: "paper", V.ModelCard: "model card", V.ReportingDocument: "document"}
@@ -62,48 +63,6 @@ REPORTERS = {V.Paper: "paper", V.ModelCard: "model card", V.ReportingDocument: "
 LATEST_CHANGES = 20
 # The property that ties a benchmark to a task or dataset, by the kind of that page.
 SCOPES = {"task": V.task, "dataset": V.dataset}
-
-
-@cache
-def _text(folder: Path, name: str) -> str:
-    return (folder / "site" / f"{name}.rq").read_text(encoding="utf-8")
-
-
-def _rows(
-    key: str, text: str, bound: Mapping[str, Term], past: asof.Past | None = None
-) -> list[Row]:
-    """Run ``text`` with ``bound`` substituted, on the store as it is or on the past ``past``
-    reads (cached per store generation); plain values."""
-    backend = current()
-    backend.pool.start()
-    cache_key = (
-        backend.pool.generation.tag,
-        ("site", key, tuple(sorted((k, str(v)) for k, v in bound.items())), past),
-    )
-    answer = backend.cache.get(cache_key)
-    if answer is None:
-        answer = backend.run(Job(text, VALUES, None, backend.max_rows, bound, past=past))
-        backend.cache.put(cache_key, answer)
-    assert answer.values is not None
-    return [dict(row) for row in answer.values.rows]  # the cached rows stay as they are
-
-
-def select(name: str, past: asof.Past | None = None, **bound: Term) -> list[Row]:
-    """Rows of ``queries/site/<name>.rq`` with ``bound`` substituted (values as text), on the
-    store as it is or (``past``) as it was."""
-    return _rows(name, _text(resources.queries_dir(), name), bound, past)
-
-
-def _named(name: str, **values: str) -> list[Row]:
-    """Rows of the named query ``name`` (from the app's catalogue) with ``values`` (text by
-    parameter, as a request gives them), reading the store's past as the query's header says.
-    Raises ApiError (400) for a value that is not valid, naming the parameter."""
-    named = current().catalogue[name]
-    try:
-        bound = named.bind(values)
-    except QueryError as error:
-        raise ApiError(400, str(error), parameter=error.parameter) from None
-    return _rows("named/" + name, named.text, bound, asof.past(named, bound))
 
 
 @blueprint.app_template_filter("page_url")
@@ -170,6 +129,7 @@ def _cohort_table(members: list[Row]) -> list[tuple[str, str]]:
         ("ciLower", "Confidence interval"),
         ("derivedCiLower", "Derived interval"),
         ("sampleSize", "Sample size"),
+        ("claimSources", "Sources"),  # how many pages give the row's claim a value
     ]
     columns += [("paper", "Reported in"), ("result", "Result")]
     return [(k, name) for k, name in columns if any(row.get(k) for row in members)]
@@ -361,6 +321,9 @@ def page(path: str) -> Response | WerkzeugResponse:
     """The page of the resource ``https://w3id.org/benchgraph/id/<path>``; for the name of a
     page's graph (its statements, its validation report, a kept version), its source page."""
     iri = V.ID + quote(path, safe="/-")
+    if path.startswith("claim/"):
+        title, found = claims_pages.claim(iri)
+        return _render("claim", title, iri=iri, kind="claim", **found)
     key = graphs.source_key(iri)
     if key is not None:
         findings = "#validation" if iri.startswith(graphs.REPORTS) else ""
@@ -386,6 +349,7 @@ def page(path: str) -> Response | WerkzeugResponse:
         context["origins"] = origins
         context["implementations"] = [r["value"] for r in props.get(V.implementation, [])]
         context["results"] = select("results", role=ox.NamedNode(V.method), resource=node)
+        context.update(claims_pages.for_method(iri))
         title = f"Method {label}"
     elif kind == "benchmark":
         metrics = select("metrics", benchmark=node)
@@ -398,9 +362,11 @@ def page(path: str) -> Response | WerkzeugResponse:
             r for r in select("referrers", resource=node) if r["property"] == V.DCTERMS + "subject"
         ]
         context.update(_history(node))
+        context.update(claims_pages.for_benchmark(iri))
         title = f"Benchmark {label}"
     elif kind == "result":
         context.update(_provenance(iri, props))
+        context.update(claims_pages.for_result(iri, _first(props, V.benchmark)))
         title = f"Result {label}"
     elif kind == "source":
         counts = select("counts", source=node)

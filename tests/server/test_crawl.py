@@ -9,6 +9,7 @@ import sys
 import urllib.parse
 from collections import deque
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from support import REPO, build_store
@@ -84,3 +85,18 @@ def test_every_link_of_a_hundred_page_site_answers(generated_server: Live) -> No
     boards = [u for u in seen if "/page/benchmark/" in u]
     assert boards, sorted(seen)
     assert not failed, dict(list(failed.items())[:20])
+
+
+def test_every_link_of_a_site_where_sources_disagree_answers(tmp_path: Path) -> None:
+    """The pages of tests/data/claims: one result from three sources, its claim's page, the
+    query behind it, and the sources' and papers' pages they link."""
+    store = build_store(tmp_path / "store", REPO / "tests" / "data" / "claims")
+    live = Live(store)
+    try:
+        seen, failed = crawl(live.url)
+    finally:
+        assert live.stop() == 0
+    paths = {urllib.parse.urlsplit(u).path for u in seen}
+    assert any(p.startswith("/page/claim/") for p in paths), sorted(paths)
+    assert "/queries/claims" in paths
+    assert not failed, failed

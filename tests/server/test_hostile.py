@@ -249,6 +249,7 @@ HARMLESS = {
     "date": "2020-01-02",
     "moment": "2020-01-02T03:04:05Z",
     "clock": "store",
+    "precedence": "latest",
 }
 # Other parameters a query needs while one is being attacked: real values with real rows.
 REAL = {

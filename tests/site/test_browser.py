@@ -12,6 +12,7 @@ from urllib.parse import parse_qs
 
 import pytest
 import test_asof
+from support import build_store
 from support.live import Live
 from test_history import sha16
 
@@ -233,3 +234,66 @@ def test_a_bad_as_of_date_is_the_sites_400_page(driver: Any, history_server: Any
     driver.get(history_server.url + LAION + "?asOf=June")
     text = driver.find_element(By.CSS_SELECTOR, "div.error").text
     assert "400" in text and "'asOf'" in text and "YYYY-MM-DD" in text
+
+
+# Pages of tests/data/claims: BERT-Base's SQuAD1.1 exact match from its own paper, from the
+# DistilBERT paper's table and from a model card on a 0-1 scale.
+CLAIMS = Path(__file__).parents[1] / "data" / "claims"
+SQUAD = "page/benchmark/question-answering/squad1-1"
+
+
+@pytest.fixture(scope="module")
+def claims_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    live = Live(build_store(tmp_path_factory.mktemp("claims-served") / "store", CLAIMS))
+    yield live
+    assert live.stop() == 0
+
+
+def _figures(table: Any) -> list[list[str]]:
+    """The rows of a table of a claim's values, as a reader sees them: value as published,
+    value compared, role, against the headline."""
+    from selenium.webdriver.common.by import By
+
+    heads = [th.text for th in table.find_elements(By.CSS_SELECTOR, "thead th")]
+    wanted = ["Value (as published)", "Compared as", "Role", "Against the headline"]
+    rows = []
+    for row in table.find_elements(By.CSS_SELECTOR, "tbody tr"):
+        cells = [td.text for td in row.find_elements(By.TAG_NAME, "td")]
+        rows.append([cells[heads.index(w)] for w in wanted])
+    return rows
+
+
+def test_where_sources_disagree_and_a_claim_page_show_every_figure(
+    driver: Any, claims_server: Any, tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    expected = [
+        ["80.8", "80.8", "origin paper", "headline"],
+        ["81.2", "81.2", "another paper", "disagrees (0.4)"],
+        ["0.809", "80.9 (read as percent)", "model card", "disagrees (0.1)"],
+    ]
+    driver.get(claims_server.url + SQUAD)
+    heading = driver.find_element(By.ID, "disagree")
+    assert heading.text == "Where sources disagree" and heading.is_displayed()
+    (block,) = driver.find_elements(By.CSS_SELECTOR, "div.claim")
+    assert _figures(block.find_element(By.CSS_SELECTOR, "table.claim-values")) == expected
+    summary = block.find_element(By.CSS_SELECTOR, "p.claim-summary").text
+    assert summary.endswith("Spread 0.4; causes: scale mismatch.")
+    sources = [td.text for td in driver.find_elements(By.CSS_SELECTOR, "div.cohort td.sources")]
+    assert "3 sources · 1 agrees" in sources
+    screenshot(driver, tmp_path / "squad-disagree.png")
+    block.find_element(By.CSS_SELECTOR, "h3 a").click()
+    title = WebDriverWait(driver, 30).until(EC.presence_of_element_located((By.TAG_NAME, "h1")))
+    assert title.text == "Claim: BERT-Base on Question Answering on SQuAD1.1, EM"
+    assert "/page/claim/" in driver.current_url
+    table = driver.find_element(By.CSS_SELECTOR, "table.claim-values")
+    assert _figures(table) == expected
+    (headline,) = table.find_elements(By.CSS_SELECTOR, "tr.headline strong")
+    assert headline.text == "headline"
+    screenshot(driver, tmp_path / "claim.png")
+    driver.find_element(By.CSS_SELECTOR, "p.query a").click()
+    WebDriverWait(driver, 30).until(EC.url_contains("/queries/claims?"))
+    assert "81.2" in driver.find_element(By.TAG_NAME, "body").text
