@@ -115,13 +115,15 @@ def test_a_query_the_server_cannot_answer_is_502_with_its_error(
 ) -> None:
     """On Virtuoso, a named query it cannot answer (virtserver.FAULTS: compare) is the proxy's
     502 in the error shape, naming the server's error, when it refuses it on its estimate of the
-    cost, or 504 when it runs past the proxy's time; elsewhere the same query answers."""
+    cost, or 504 when it runs past the proxy's time; elsewhere, or when Virtuoso's estimate lets
+    it run in time, the same query answers."""
     asked = urllib.parse.urlencode(
         {"benchmark": "CompoSET", "a": "SigLIP SO400M/14", "b": "CLIP B/32"}
     )
     status, body = get(f"{proxy_server.url}queries/compare?{asked}", Accept="application/json")
     assert isinstance(body, dict)
-    if request.node.callspec.params["server"] == "virtuoso":
+    if request.node.callspec.params["server"] == "virtuoso" and status != 200:
+        # its estimate varies from run to run: it may also run the query, and answer below
         assert status in (502, 504) and body["ok"] is False and body["status"] == status
         assert status == 504 or "Virtuoso" in json.dumps(body)
     else:
