@@ -80,6 +80,8 @@ CheckpointInterval = 60
 NumberOfBuffers = 10000
 MaxDirtyBuffers = 6000
 MaxQueryMem = 500M
+; The leaderboard of claims compiles to a plan whose memory pool outgrows the default 400 MB.
+MaxMemPoolSize = 2000000000
 ThreadsPerQuery = 2
 DirsAllowed = .
 

@@ -27,16 +27,9 @@ def test_as_of_and_changes_answer_alike_on_either_store(kind: str, location: str
     then = rows(location, "leaderboard", "--param", BENCHMARK, "--param", "asOf=2026-03-31")
     values = {r["methodLabel"]: (r["value"], r["rank"]) for r in then}
     assert values["PRISM"] == ("81.7", "3") and len(then) == 6
-    if kind == "virtuoso":
-        # Virtuoso 7.2 cannot compile the leaderboard that ranks each claim by its headline (a
-        # join on a result chosen by an aggregate: "Bad dfe in sqlo_place_exp"); pinned, so
-        # that a text it compiles is noticed (docs/remote-stores.md).
-        done = run_cli("query", "leaderboard", "--param", BENCHMARK, "--store", location)
-        assert done.returncode == 2 and "SQ156" in done.stderr, done.stderr
-    else:
-        now = rows(location, "leaderboard", "--param", BENCHMARK)
-        assert len(now) == 6
-        assert {r["methodLabel"]: r["value"] for r in now}["PRISM"] == "81.9"
+    now = rows(location, "leaderboard", "--param", BENCHMARK)
+    assert len(now) == 6
+    assert {r["methodLabel"]: r["value"] for r in now}["PRISM"] == "81.9"
     changed = rows(location, "changes", "--param", "since=2026-03-31")
     assert [(r["change"], r["methodLabel"], r["oldValue"], r["newValue"]) for r in changed] == [
         ("changed", "PRISM", "81.7", "81.9")
