@@ -17,14 +17,11 @@ published text, which the shapes report as a warning.
 
 from __future__ import annotations
 
-from collections import Counter
-
 from pyoxigraph import Literal, NamedNode, Triple
 
 from benchgraph import iris
 from benchgraph import vocab as V
-from benchgraph.names import is_role, normalise
-from ingest import units, wilson
+from ingest import claims, units, wilson
 from ingest.records import (
     AggregateRecord,
     Benchmark,
@@ -133,7 +130,7 @@ def _map(page: Page, ingested_at: str) -> list[Triple]:
         units[bench, decl.name] = _map_metric(g, page, bench, benches[bench], decl)
         decls[bench, decl.name] = decl
     _map_source(g, page, source, benches, ingested_at)
-    repeated = _repeated_names(page)
+    repeated = claims.repeated_names(page)
     for record in page.results:
         bench = record.benchmark or page.benchmark
         if bench is None or (bench, record.metric) not in units:
@@ -142,7 +139,7 @@ def _map(page: Page, ingested_at: str) -> list[Triple]:
         unit = units[bench, record.metric]
         _map_result(g, record, source, bench, benches[bench], unit)
         _map_derived(g, record, decls[bench, record.metric])
-        _map_claim(g, page, record, bench, benches[bench], repeated)
+        _map_claim(g, page, record, bench, repeated)
     for agg in page.aggregates:
         own = page.benchmark
         if own is None or (own, agg.metric) not in units:
@@ -162,63 +159,19 @@ def _map(page: Page, ingested_at: str) -> list[Triple]:
     return list(g.triples.values())
 
 
-# The formats evaluation tools write: a value read from one was measured by the tool.
-_TOOL_FORMATS = frozenset({"lm-eval", "helm", "mteb", "eee"})
-
-
 def _map_claim(
-    g: _Graph, page: Page, r: ResultRecord, b: Benchmark, bench: str, repeated: set[_ClaimKey]
+    g: _Graph, page: Page, r: ResultRecord, b: Benchmark, repeated: set[claims.ClaimKey]
 ) -> None:
-    """State the claim a result makes (:func:`benchgraph.iris.claim`), who makes it (its
-    reporter's role) and when, as the page says."""
+    """State the claim a result makes (:func:`ingest.claims.claimed`), who makes it and when."""
     result = iris.result(r.source_id)
-    alone = is_role(r.method) or _claim_key(page, r) in repeated
-    if alone:
+    made = claims.claimed(page, r, b, repeated)
+    if made.alone:
         g.add(result, V.nameAmbiguous, _TRUE)
-    parts = (r.configuration.protocol or "", r.configuration.subset or "")
-    method = iris.method(r.method)
-    claim = iris.claim(method, bench, iris.metric(b, r.metric), parts, result if alone else "")
-    g.add(result, V.claim, claim)
-    g.add(claim, V.type_, V.Claim)
-    g.text(result, V.reporterRole, _role(page, r))
-    when = r.result_date or r.reported_in.date or page.data_updated
-    if when:
-        g.add(result, V.reportedOn, Literal(when[:10], datatype=_XSD_DATE))
-
-
-def _role(page: Page, r: ResultRecord) -> str:
-    """Who gave the value, as the page says: an evaluation tool (its format is a tool's),
-    a model card, an aggregator (a document that names no paper), the method's origin paper
-    (the page gives the method that paper as its origin), or another paper."""
-    if page.format in _TOOL_FORMATS:
-        return "evaluation tool"
-    if r.reported_in.kind == "model card":
-        return "model card"
-    if r.reported_in.kind == "document":
-        return "aggregator"
-    if r.origin is not None and iris.paper(r.origin) == iris.paper(r.reported_in):
-        return "origin paper"
-    return "another paper"
-
-
-_ClaimKey = tuple[str, Benchmark | None, str, str, str]
-
-
-def _claim_key(page: Page, r: ResultRecord) -> _ClaimKey:
-    """What makes two of a page's results claims about one result: the method's name, the
-    benchmark, the metric, the protocol and the subset."""
-    config = r.configuration
-    bench = r.benchmark or page.benchmark
-    return (normalise(r.method), bench, r.metric, config.protocol or "", config.subset or "")
-
-
-def _repeated_names(page: Page) -> set[_ClaimKey]:
-    """The claim keys the page gives to more than one result: one name for several systems
-    (leaderboard submissions all called "anonymous") or for variants of a method run under
-    other settings. Such a name does not single out a result, so none of them is matched with
-    another source's claim (see queries/claims.rq)."""
-    counts = Counter(_claim_key(page, r) for r in page.results)
-    return {key for key, count in counts.items() if count > 1}
+    g.add(result, V.claim, made.claim)
+    g.add(made.claim, V.type_, V.Claim)
+    g.text(result, V.reporterRole, made.role)
+    if made.reported_on:
+        g.add(result, V.reportedOn, Literal(made.reported_on, datatype=_XSD_DATE))
 
 
 def _map_benchmark(g: _Graph, b: Benchmark) -> str:
