@@ -23,33 +23,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bench.launch import REPO
 from bench.report import write
-from bench.run import generate_corpus, ingest_once, load_average, log
+from bench.run import generate_corpus, ingest_once, load_average, log, timed_runs
 
 if TYPE_CHECKING:
     from benchgraph.store import Store
 
 PEER = REPO / "bench" / "queries" / "leaderboard-before-claims.rq"
 LARGEST = REPO / "bench" / "queries" / "benchmarks-by-results.rq"
-
-
-def _timings(fn: Callable[[], object], repeat: int) -> dict[str, float]:
-    fn()  # warm-up
-    found = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        found.append(time.perf_counter() - start)
-    return {"min": min(found), "median": statistics.median(found), "max": max(found)}
 
 
 def _rows(store: Store, named: Any, values: dict[str, str]) -> list[dict[str, str]]:
@@ -89,9 +77,9 @@ def measure_store(store: Store, benchmarks: int, repeat: int) -> dict[str, Any]:
                 "claims": len({r["claim"] for r in gathered}),
                 "gathered": sum(1 for r in board if r.get("claimValues", "1") != "1"),
                 "same": _ranked(board) == _ranked(before) if single else None,
-                "leaderboard_s": _timings(lambda v=values: _rows(store, leaderboard, v), repeat),
-                "before_s": _timings(lambda v=values: _rows(store, peer, v), repeat),
-                "claims_s": _timings(lambda v=values: _rows(store, claims, v), repeat),
+                "leaderboard_s": timed_runs(lambda v=values: _rows(store, leaderboard, v), repeat),
+                "before_s": timed_runs(lambda v=values: _rows(store, peer, v), repeat),
+                "claims_s": timed_runs(lambda v=values: _rows(store, claims, v), repeat),
             }
         )
     disagreements = queries.find("disagreements")

@@ -30,12 +30,10 @@ import json
 import random
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -46,7 +44,7 @@ import pyoxigraph as ox
 
 from bench.launch import REPO
 from bench.report import SEED, machine, write
-from bench.run import du, generate_corpus, ingest_once, load_average, log
+from bench.run import du, generate_corpus, ingest_once, load_average, log, timed_runs
 
 if TYPE_CHECKING:
     from benchgraph.store import Store
@@ -145,16 +143,6 @@ def compacted_size(store: Path) -> int:
     return du(store)
 
 
-def _timings(fn: Callable[[], object], repeat: int) -> dict[str, float]:
-    fn()  # warm-up
-    found = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        found.append(time.perf_counter() - start)
-    return {"min": min(found), "median": statistics.median(found), "max": max(found)}
-
-
 def _rows(store: Store, name: str, values: dict[str, str]) -> list[tuple[str, ...]]:
     """The rows of the named query ``name`` on ``store``."""
     from benchgraph import answering, queries
@@ -187,7 +175,7 @@ def _queries(now: Store, then: Store, since: str, repeat: int, benchmarks: bool)
     measured: dict[str, Any] = {
         "changes_rows": len(changes),
         "changes_changed": sum(1 for r in changes if r[0] == "changed"),
-        "changes_s": _timings(lambda: _rows(now, "changes", {"since": since}), repeat),
+        "changes_s": timed_runs(lambda: _rows(now, "changes", {"since": since}), repeat),
         "leaderboards": [],
     }
     for benchmark in _revised_benchmarks(now, 5):
@@ -196,8 +184,8 @@ def _queries(now: Store, then: Store, since: str, repeat: int, benchmarks: bool)
         measured["leaderboards"].append(
             {
                 "benchmark": benchmark,
-                "current_s": _timings(lambda v=values: _rows(now, "leaderboard", v), repeat),
-                "as_of_s": _timings(
+                "current_s": timed_runs(lambda v=values: _rows(now, "leaderboard", v), repeat),
+                "as_of_s": timed_runs(
                     lambda v=values: _rows(now, "leaderboard", {**v, "asOf": since}), repeat
                 ),
                 "rows": len(as_of),
@@ -208,8 +196,8 @@ def _queries(now: Store, then: Store, since: str, repeat: int, benchmarks: bool)
     if benchmarks:
         as_of = _rows(now, "benchmarks", {"asOf": since})
         measured["benchmarks"] = {
-            "current_s": _timings(lambda: _rows(now, "benchmarks", {}), 1),
-            "as_of_s": _timings(lambda: _rows(now, "benchmarks", {"asOf": since}), 1),
+            "current_s": timed_runs(lambda: _rows(now, "benchmarks", {}), 1),
+            "as_of_s": timed_runs(lambda: _rows(now, "benchmarks", {"asOf": since}), 1),
             "same_as_one_version": as_of == _rows(then, "benchmarks", {}),
         }
     return measured

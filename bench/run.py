@@ -78,6 +78,17 @@ def stats(values: Sequence[float]) -> dict[str, float]:
     return {"min": min(values), "median": statistics.median(values), "max": max(values)}
 
 
+def timed_runs(fn: Callable[[], object], repeat: int) -> dict[str, float]:
+    """``fn`` run once to warm up, then ``repeat`` times: the :func:`stats` of its seconds."""
+    fn()
+    found = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        found.append(time.perf_counter() - start)
+    return stats(found)
+
+
 def percentile(values: Sequence[float], p: float) -> float:
     ordered = sorted(values)
     index = min(len(ordered) - 1, max(0, round(p / 100 * len(ordered) + 0.5) - 1))
