@@ -129,7 +129,7 @@ def _from_findings(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    with existing_store(args) as store:
+    with existing_store(args, only_reads=True) as store:
         found = aliases.listed(store, args.status)
     for alias in found:
         confidence = "" if alias.confidence is None else str(alias.confidence)
@@ -139,7 +139,7 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    with existing_store(args) as store:
+    with existing_store(args, only_reads=True) as store:
         found = aliases.listed(store)
     if args.file is None:
         alias_files.write(found, args.format, sys.stdout.buffer)

@@ -22,18 +22,26 @@ class Parser(argparse.ArgumentParser):
         self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
 
 
-def existing_store(args: argparse.Namespace, reading: bool = True) -> Store:
+def existing_store(
+    args: argparse.Namespace, reading: bool = True, only_reads: bool = False
+) -> Store:
     """The store ``--store`` (else its variable, else its default) names, which must exist: a
     command that finds none says so, naming where the location came from, rather than make an
     empty store and answer from it. A command ``reading`` only refuses a store its first
-    ingest left half-loaded, never empties it. Raises StoreError."""
+    ingest left half-loaded, never empties it; one that ``only_reads`` (writes nothing at all)
+    opens it read-only, so that it answers on a full disk. Raises StoreError."""
     location = settings.get("store", args.store)
     by = settings.named_by("store", args.store)
-    return opened(location, must_exist=True, reading=reading, named_by=by)
+    return opened(location, must_exist=True, reading=reading, only_reads=only_reads, named_by=by)
 
 
 def opened(
-    location: str, *, must_exist: bool = False, reading: bool = False, named_by: str = ""
+    location: str,
+    *,
+    must_exist: bool = False,
+    reading: bool = False,
+    only_reads: bool = False,
+    named_by: str = "",
 ) -> Store:
     """The store at ``location``, as every command opens it: the user told on stderr of an
     upgrade, and a store of an earlier layout upgraded, its sources' identities with it
@@ -43,6 +51,7 @@ def opened(
         must_exist=must_exist,
         notify=notice,
         reading=reading,
+        only_reads=only_reads,
         named_by=named_by,
         upgrade=identities.upgrade,
     )

@@ -66,7 +66,7 @@ def run_export(args: argparse.Namespace) -> int:
         )
         return EXIT_ERROR
     left: list[eee.LeftOut] = []
-    with existing_store(args) as store:
+    with existing_store(args, only_reads=True) as store:
         if args.out is None:
             write(store, args.format, sys.stdout.buffer, args.history, left.append)
             sys.stdout.buffer.flush()

@@ -186,7 +186,7 @@ def run_history(args: argparse.Namespace) -> int:
     """Handler of ``benchgraph history``."""
     from ingest.removal import UnnamedPage  # the parsers, when needed
 
-    with existing_store(args) as store:
+    with existing_store(args, only_reads=True) as store:
         try:
             key = page_key(store, args.page)
         except (UnnamedPage, ValueError) as error:

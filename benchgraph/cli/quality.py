@@ -135,7 +135,7 @@ def run_validate(args: argparse.Namespace) -> int:
             "report is a SHACL validation report, which holds each finding\n"
         )
         return EXIT_ERROR
-    with existing_store(args) as store:
+    with existing_store(args, only_reads=args.no_save) as store:
         try:
             conforms, report = validation.validate_store(
                 store, save=not args.no_save, engine=args.engine
@@ -180,7 +180,7 @@ def run_repair(args: argparse.Namespace) -> int:
 
 
 def run_audit(args: argparse.Namespace) -> int:
-    with existing_store(args) as store:
+    with existing_store(args, only_reads=True) as store:
         result = audit.run_audit(store, args.stale_days, args.as_of)
     if args.format == "json":
         sys.stdout.write(result.as_json())

@@ -177,7 +177,7 @@ def run_query(args: argparse.Namespace) -> int:
         values[name] = value
     bound = named.bind(values)  # a bad parameter is refused before the store is opened
     reads_past = queries.reads_past(named, bound)
-    with existing_store(args) as store:
+    with existing_store(args, only_reads=True) as store:
         if isinstance(store, ServedStore):  # answered in a worker, as /sparql answers
             store.bounded = True
         try:

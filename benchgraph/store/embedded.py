@@ -59,7 +59,9 @@ class EmbeddedStore(Store):
     as it runs) until closed; a store another holds is refused with a StoreError naming the
     holder. A store of layout 2, whose sources were named under earlier rules, is upgraded by
     ``upgrade`` when opened for writing with one (the commands and the server give
-    :func:`benchgraph.identities.upgrade`); without it, it keeps its layout."""
+    :func:`benchgraph.identities.upgrade`); without it, it keeps its layout. A command that
+    ``only_reads`` opens a store of the current layout read-only, under a read lock it shares
+    with other readers (:func:`benchgraph.store.holder.read_lock`): it reads on a full disk."""
 
     # The store keeps what it was given in memory until it is flushed to its files: without a
     # flush now and then, a long ingest grows by about what it writes (measured: 0.6 MB a page).
@@ -90,13 +92,24 @@ class EmbeddedStore(Store):
         notify: Notify | None = None,
         record: holder.Holder | None = None,
         reading: bool = False,
+        only_reads: bool = False,
         upgrade: Upgrade | None = None,
     ) -> None:
         self.location = str(location)
-        self._reading = reading
+        self._reading = reading or only_reads
         self._upgrade = upgrade
         marked = check_folder(Path(location))
-        self._store = self._open(read_only, record)
+        # A command that only reads a store of this layout shares a read lock and opens it
+        # read-only: no writer meanwhile, and nothing written, so it reads on a full disk.
+        self._read_lock = None
+        if only_reads and not read_only and marked == self.LAYOUT_NUMBER:
+            self._read_lock = holder.read_lock(Path(location))
+            read_only = self._read_lock is not None
+        try:
+            self._store = self._open(read_only, record)
+        except BaseException:
+            self._unlock()
+            raise
         self._read_only = read_only
         self._unflushed = 0
         self._loading = False
@@ -132,7 +145,7 @@ class EmbeddedStore(Store):
         forever on a block that fails its checksum, while a plain read raises. About 0.3 s a
         million quads; a server's query workers, which open snapshots of a store checked
         when the server started, skip it."""
-        if self._read_only:
+        if self._read_only and self._read_lock is None:
             return
         try:
             len(self._store)
@@ -171,6 +184,13 @@ class EmbeddedStore(Store):
         if not self._read_only:
             holder.release(Path(self.location))
         del self._store
+        self._unlock()
+
+    def _unlock(self) -> None:
+        """Let go of the read lock of a command that only reads, if it holds one."""
+        if self._read_lock is not None:
+            holder.unlock(self._read_lock)
+            self._read_lock = None
 
     def _unfinished_load(self, notify: Notify | None) -> None:
         """The store holds a load into an empty store that is running or did not finish (see

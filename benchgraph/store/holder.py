@@ -15,10 +15,16 @@ read it.
 The file is not data: the store's generation does not read it, and copies of a store leave it
 out (:data:`NOT_DATA`), as they leave out the generations a server publishes to its readers
 (:data:`GENERATIONS`).
+
+A command that only reads takes no write lock and writes no record: it takes a *read* lock on
+RocksDB's ``LOCK`` file (:func:`read_lock`), which any number of readers share and no writer
+can take beside, and opens the store read-only, so that it reads on a full disk, where opening
+for writing fails.
 """
 
 from __future__ import annotations
 
+import fcntl
 import fnmatch
 import json
 import os
@@ -151,19 +157,58 @@ def lock_owner(folder: Path) -> int | None:
     store; None when no other process is seen holding it, or where that cannot be read (not
     Linux). Lets a start be refused before opening the store, which would rotate the log files
     of the process that holds it."""
+    found = lock_holders(folder)
+    return found[0] if found else None
+
+
+def lock_holders(folder: Path, kind: str = "") -> list[int]:
+    """The pids of the other processes that hold a lock on the ``LOCK`` file of the store in
+    ``folder``, read from ``/proc/locks``: of the ``kind`` given (``READ``, a command that
+    only reads; ``WRITE``, RocksDB's), or of either. Empty where none is seen, or where that
+    cannot be read (not Linux)."""
     try:
         found = (folder / "LOCK").stat()
         table = Path("/proc/locks").read_text(encoding="ascii", errors="replace")
     except OSError:
-        return None
+        return []
     device = f"{os.major(found.st_dev):02x}:{os.minor(found.st_dev):02x}:{found.st_ino}"
+    pids = []
     for line in table.splitlines():
         words = line.split()  # 1: POSIX ADVISORY WRITE PID MAJOR:MINOR:INODE START END
         if len(words) < 6 or words[1] != "POSIX" or words[5] != device:
             continue
+        if kind and words[3] != kind:
+            continue
         if words[4].isdigit() and int(words[4]) != os.getpid():
-            return int(words[4])
-    return None
+            pids.append(int(words[4]))
+    return pids
+
+
+def read_lock(folder: Path) -> int | None:
+    """A read lock on the ``LOCK`` file of the store in ``folder`` (a POSIX record lock, as
+    RocksDB's write lock is): the open file that holds it, for :func:`unlock` once the store
+    is closed. None when a writer holds the store, when this process does (its own locks would
+    not stop it, and closing the file would let go of them), or when the ``LOCK`` file cannot
+    be opened: the store is then opened for writing, as before."""
+    found = live(folder)
+    if found is not None and found.pid == os.getpid():
+        return None
+    try:
+        # Made if missing, empty, as RocksDB makes it (a copy of a store leaves it out).
+        descriptor = os.open(folder / "LOCK", os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError:
+        return None
+    try:
+        fcntl.lockf(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        os.close(descriptor)
+        return None
+    return descriptor
+
+
+def unlock(descriptor: int) -> None:
+    """Let go of a :func:`read_lock`."""
+    os.close(descriptor)
 
 
 def is_lock_conflict(error: OSError) -> bool:
@@ -177,6 +222,13 @@ def conflict(location: str, *, serving: bool = False) -> str:
     """What a process refused the store at ``location``'s lock is told: who holds it (read
     from the record) and what to do. ``serving``: the refused one is a server."""
     holder = live(Path(location))
+    readers = lock_holders(Path(location), "READ")
+    if holder is None and readers:
+        pids = ", ".join(str(pid) for pid in readers)
+        return (
+            f"the store at {location} is being read by another command (pid {pids}), which "
+            "only reads it; wait for it to end"
+        )
     if holder is None:
         return (
             f"the store at {location} is locked by another process (no benchgraph command "

@@ -30,6 +30,7 @@ def open_store(
     must_exist: bool = False,
     notify: Notify | None = None,
     reading: bool = False,
+    only_reads: bool = False,
     named_by: str = "",
     upgrade: Upgrade | None = None,
 ) -> Store:
@@ -38,7 +39,8 @@ def open_store(
     message). A store written by an earlier benchgraph is upgraded (its merged view built
     once; its sources' identities by ``upgrade``, when given), and ``notify`` is told so. A
     command that only ``reading`` never empties a store its first ingest left half-loaded: it
-    is refused. A folder a running server holds is reached through that server
+    is refused; one that ``only_reads`` opens a folder read-only where it can (see
+    :class:`EmbeddedStore`). A folder a running server holds is reached through that server
     (:mod:`benchgraph.store.served`). Raises StoreError if it cannot be opened."""
     if is_remote(location):
         return RemoteStore.from_settings(str(location), notify=notify)
@@ -54,4 +56,6 @@ def open_store(
         url = owner_url(serving)
         if url is not None:
             return ServedStore(str(location), serving, url)
-    return EmbeddedStore(location, notify=notify, reading=reading, upgrade=upgrade)
+    return EmbeddedStore(
+        location, notify=notify, reading=reading, only_reads=only_reads, upgrade=upgrade
+    )

@@ -206,3 +206,43 @@ def test_a_full_disk_ends_the_ingest_with_a_message_and_the_next_run_works(
     assert f"the disk that holds the store at {store} is full" in line
     assert "MB free" in line and "free some space" in line
     assert "Traceback" not in after and "again=0" in after, after
+
+
+def test_on_a_full_disk_the_commands_that_only_read_still_answer(
+    built: Path, tmp_path: Path
+) -> None:
+    """A store on a disk filled to the last byte: query, export, audit and validate
+    --no-save open it read-only and answer as with room; an ingest is refused, saying so."""
+    expected = run_cli("query", "--format", "csv", COUNT, store=built)
+    exported = run_cli("export", "--format", "nquads", store=built)
+    assert expected.returncode == 0 and exported.returncode == 0, expected.stderr
+    small = tmp_path / "small"
+    small.mkdir()
+    store = small / "store"
+    cli = f"{sys.executable} -m benchgraph.cli"
+    reads = {
+        "query": f"query --format csv '{COUNT}'",
+        "export": "export --format nquads",
+        "audit": "audit --format json",
+        "validate": "validate --no-save --summary",
+    }
+    script = [
+        f"mount -t tmpfs -o size=16m tmpfs {small} || exit 99",
+        f"cp -a {built} {store}",
+        # Full to the last byte: blocks of a megabyte, then of a page, then single bytes.
+        f"for size in 1M 4k 1; do dd if=/dev/zero of={small}/filler-$size bs=$size "
+        "2>/dev/null; done",
+        f"echo free=$(df --output=avail {small} | tail -1 | tr -d ' ') >&2",
+    ]
+    for name, args in reads.items():
+        script.append(f"{cli} {args} --store {store} > {tmp_path}/{name}.out; echo {name}=$? >&2")
+    script.append(f"{cli} ingest --store {store} {EXAMPLES}; echo ingest=$? >&2")
+    done = in_small_filesystem("\n".join(script))
+    said = done.stderr
+    assert "free=0" in said and "Traceback" not in said, said
+    assert "query=0" in said and "export=0" in said and "audit=0" in said, said
+    assert "validate=0" in said or "validate=1" in said, said  # 1: the examples' warnings
+    assert (tmp_path / "query.out").read_text() == expected.stdout
+    assert (tmp_path / "export.out").read_text() == exported.stdout
+    assert "violations" in (tmp_path / "validate.out").read_text()
+    assert "ingest=2" in said and f"the disk that holds the store at {store} is full" in said

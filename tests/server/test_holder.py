@@ -113,8 +113,11 @@ def test_the_generation_ignores_the_holder_record(scratch_store: Path, http: Any
 
 
 def test_a_stale_record_is_ignored_and_replaced(scratch_store: Path, http: Any) -> None:
-    write_stale(scratch_store)
+    stale = write_stale(scratch_store)
     done = run_cli("query", "ASK { ?s ?p ?o }", store=scratch_store)
+    assert done.returncode == 0, done.stderr
+    assert record(scratch_store)["pid"] == stale  # a command that only reads writes nothing
+    done = run_cli(*COMMANDS["ingest"], store=scratch_store)
     assert done.returncode == 0, done.stderr
     assert not (scratch_store / holder.FILE).exists()  # replaced, then removed at the end
     dead = write_stale(scratch_store, command="serve")
@@ -238,3 +241,53 @@ def test_a_lock_no_benchgraph_command_claims_is_reported_as_unknown(
 )
 def test_the_command_recorded_is_the_one_run(argv: list[str], program: str, command: str) -> None:
     assert holder.running_command(argv) == (program, command)
+
+
+@pytest.fixture
+def reader(scratch_store: Path) -> Iterator[subprocess.Popen[str]]:
+    """A process that opened ``scratch_store`` as a command that only reads does, and holds it
+    open until the test ends."""
+    program = (
+        "import sys; from benchgraph.store.embedded import EmbeddedStore\n"
+        "store = EmbeddedStore(sys.argv[1], only_reads=True)\n"
+        "print(len(store.named_graphs()), flush=True); sys.stdin.read(); store.close()"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", program, str(scratch_store)],
+        cwd=REPO,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        assert int(process.stdout.readline()) > 0
+        yield process
+    finally:
+        process.stdin.close()
+        process.wait(PATIENCE)
+        process.stdout.close()
+
+
+def test_commands_that_only_read_share_the_store_and_writers_wait_for_them(
+    reader: subprocess.Popen[str], scratch_store: Path
+) -> None:
+    assert not (scratch_store / holder.FILE).exists()  # a reader leaves no record
+    assert holder.lock_holders(scratch_store, "READ") == [reader.pid]
+    for command in ("query", "export", "validate"):  # validate --no-save writes nothing
+        done = run_cli(*COMMANDS[command], store=scratch_store)
+        assert done.returncode in (0, 1), done.stderr  # 1: validate's warnings
+        assert done.stdout, command
+    for args in (COMMANDS["ingest"], ("serve", "--port", "0")):
+        done = run_cli(*args, store=scratch_store)
+        assert done.returncode == 2, done.stderr
+        assert (
+            f"the store at {scratch_store} is being read by another command (pid {reader.pid}), "
+            "which only reads it; wait for it to end"
+        ) in done.stderr
+        assert_plain(done.stderr)
+    assert reader.stdin is not None
+    reader.stdin.close()
+    reader.wait(PATIENCE)
+    done = run_cli(*COMMANDS["ingest"], store=scratch_store)
+    assert done.returncode == 0, done.stderr
