@@ -128,6 +128,15 @@ class Client:
                 "Virtuoso's ResultSetMaxRows): a cut answer is never taken as whole, so raise "
                 "that limit above the largest answer benchgraph reads (every quad, for a copy)"
             )
+        if response.headers.get(STATE_HEADER, "").strip() == INCOMPLETE_STATE:
+            said = " ".join(response.headers.get(MESSAGE_HEADER, "").split()[:8])
+            response.close()
+            raise StoreTimeout(
+                f"{url} answered with the rows it had found when its time ran out, while "
+                f"{what} ({STATE_HEADER} {INCOMPLETE_STATE}: {said}): an incomplete answer is "
+                "never taken as whole; raise the server's time limit (Virtuoso's "
+                "MaxQueryExecutionTime), or drop a timeout parameter from the endpoint's URL"
+            )
         return response
 
     def attempts(self, what: str, endpoint: str, attempt: Callable[[], T]) -> T:
@@ -198,6 +207,10 @@ class Client:
 # The header with which a server says it cut an answer at its row limit (Virtuoso answers HTTP
 # 200 with the first rows only).
 CUT_HEADER = "X-SPARQL-MaxRows"
+# The headers with which Virtuoso says an answer is what it had found when its time ran out
+# (its "anytime" answers: HTTP 200, the rows found so far, often none, and the state S1TAT).
+STATE_HEADER, MESSAGE_HEADER = "X-SQL-State", "X-SQL-Message"
+INCOMPLETE_STATE = "S1TAT"
 
 
 def _query_form(

@@ -67,7 +67,9 @@ def loaded(server: Any, monkeypatch: pytest.MonkeyPatch) -> str:
 
 @pytest.fixture
 def proxy_server(loaded: str) -> Iterator[Live]:
-    live = Live(loaded, "--workers", "2")
+    # Time for Virtuoso's compare (about 1 s idle, more beside other tests): the time-out
+    # tests have servers of their own.
+    live = Live(loaded, "--workers", "2", "--query-timeout", "60")
     yield live
     assert live.stop() == 0
 
@@ -110,24 +112,15 @@ def test_the_proxy_refuses_what_the_endpoint_refuses(proxy_server: Live, query: 
     assert isinstance(body, dict) and body["ok"] is False and body["status"] == 400
 
 
-def test_a_query_the_server_cannot_answer_is_502_with_its_error(
-    proxy_server: Live, request: pytest.FixtureRequest
-) -> None:
-    """On Virtuoso, a named query it cannot answer (virtserver.FAULTS: compare) is the proxy's
-    502 in the error shape, naming the server's error, when it refuses it on its estimate of the
-    cost, or 504 when it runs past the proxy's time; elsewhere, or when Virtuoso's estimate lets
-    it run in time, the same query answers."""
+def test_compare_comes_through_the_proxy(proxy_server: Live) -> None:
+    """compare, which Virtuoso once refused on its estimate of the cost, answers on every
+    server."""
     asked = urllib.parse.urlencode(
         {"benchmark": "CompoSET", "a": "SigLIP SO400M/14", "b": "CLIP B/32"}
     )
     status, body = get(f"{proxy_server.url}queries/compare?{asked}", Accept="application/json")
     assert isinstance(body, dict)
-    if request.node.callspec.params["server"] == "virtuoso" and status != 200:
-        # its estimate varies from run to run: it may also run the query, and answer below
-        assert status in (502, 504) and body["ok"] is False and body["status"] == status
-        assert status == 504 or "Virtuoso" in json.dumps(body)
-    else:
-        assert status == 200 and body["results"]["bindings"]
+    assert status == 200 and body["results"]["bindings"], body
 
 
 def test_a_dump_and_a_resource_come_through_the_proxy(proxy_server: Live) -> None:

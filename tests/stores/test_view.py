@@ -12,7 +12,7 @@ from urllib.parse import unquote
 
 import pyoxigraph as ox
 import pytest
-from support import EXAMPLES, SEEDS, run_cli, virtserver
+from support import EXAMPLES, SEEDS, run_cli
 from support.oxiserver import FaultProxy, OxigraphServer, update
 
 from benchgraph import answering, graphs, iris, queries
@@ -275,26 +275,16 @@ def test_on_a_union_default_server_the_view_is_a_named_graph_of_its_own(
         )
 
 
-def test_named_queries_answer_alike_on_every_kind_of_store(
-    store: Store, tmp_path: Path, request: pytest.FixtureRequest
-) -> None:
-    """The same rows on each; on Virtuoso, a query it cannot always compile
-    (virtserver.FAULTS) may fail instead, naming its error (test_past_any_store and
-    test_proxy pin two that do)."""
+def test_named_queries_answer_alike_on_every_kind_of_store(store: Store, tmp_path: Path) -> None:
+    """The same rows on each, Virtuoso among them."""
     with EmbeddedStore(tmp_path / "reference") as reference:
         load(reference)
         load(store)
-        on_virtuoso = request.node.callspec.params["store"] == "virtuoso"
         for named in queries.catalogue().values():
             if any(p.required for p in named.params):
                 continue
             expected = answering.answer(reference, named, {})
-            try:
-                got = answering.answer(store, named, {})
-            except (StoreError, SyntaxError) as error:
-                if on_virtuoso and named.name in virtserver.FAULTS and "Virtuoso" in str(error):
-                    continue
-                raise
+            got = answering.answer(store, named, {})
             assert isinstance(expected, ox.QuerySolutions)
             assert isinstance(got, ox.QuerySolutions)
             assert sorted(map(str, got)) == sorted(map(str, expected)), named.name
