@@ -32,7 +32,7 @@ def run_copy(args: argparse.Namespace) -> int:
     check_distinct(args.source, args.target)
     bar = show_progress if sys.stderr.isatty() and not args.quiet else None
     with (
-        opened(args.source, must_exist=True) as source,
+        opened(args.source, must_exist=True, only_reads=True) as source,
         opened(args.target) as target,
     ):
         copied = copy_graphs(source, target, bar)

@@ -270,7 +270,7 @@ def reader(scratch_store: Path) -> Iterator[subprocess.Popen[str]]:
 
 
 def test_commands_that_only_read_share_the_store_and_writers_wait_for_them(
-    reader: subprocess.Popen[str], scratch_store: Path
+    reader: subprocess.Popen[str], scratch_store: Path, tmp_path: Path
 ) -> None:
     assert not (scratch_store / holder.FILE).exists()  # a reader leaves no record
     assert holder.lock_holders(scratch_store, "READ") == [reader.pid]
@@ -278,6 +278,8 @@ def test_commands_that_only_read_share_the_store_and_writers_wait_for_them(
         done = run_cli(*COMMANDS[command], store=scratch_store)
         assert done.returncode in (0, 1), done.stderr  # 1: validate's warnings
         assert done.stdout, command
+    copied = run_cli("copy", "--from", str(scratch_store), "--to", str(tmp_path / "copy"))
+    assert copied.returncode == 0 and "counts match" in copied.stdout, copied.stderr
     for args in (COMMANDS["ingest"], ("serve", "--port", "0")):
         done = run_cli(*args, store=scratch_store)
         assert done.returncode == 2, done.stderr
