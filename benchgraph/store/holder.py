@@ -24,6 +24,7 @@ for writing fails.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import fnmatch
 import json
@@ -189,15 +190,19 @@ def read_lock(folder: Path) -> int | None:
     RocksDB's write lock is): the open file that holds it, for :func:`unlock` once the store
     is closed. None when a writer holds the store, when this process does (its own locks would
     not stop it, and closing the file would let go of them), or when the ``LOCK`` file cannot
-    be opened: the store is then opened for writing, as before."""
+    be opened: the store is then opened for writing, as before. On a read-only file system,
+    which no one writes, there is nothing to lock: the folder itself is held open."""
     found = live(folder)
     if found is not None and found.pid == os.getpid():
         return None
     try:
         # Made if missing, empty, as RocksDB makes it (a copy of a store leaves it out).
         descriptor = os.open(folder / "LOCK", os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    except OSError:
-        return None
+    except OSError as error:
+        if error.errno != errno.EROFS:
+            return None
+        # A read-only file system, where no one writes: nothing to lock, the folder held.
+        return os.open(folder, os.O_RDONLY | os.O_CLOEXEC)
     try:
         fcntl.lockf(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except OSError:

@@ -246,3 +246,27 @@ def test_on_a_full_disk_the_commands_that_only_read_still_answer(
     assert (tmp_path / "export.out").read_text() == exported.stdout
     assert "violations" in (tmp_path / "validate.out").read_text()
     assert "ingest=2" in said and f"the disk that holds the store at {store} is full" in said
+
+
+def test_a_store_on_a_read_only_file_system_answers_the_commands_that_only_read(
+    built: Path, tmp_path: Path
+) -> None:
+    """A store on read-only media (a published snapshot, say): the store bound read-only at
+    ``$RO``; query answers as with a writable store, and ingest is refused in one line."""
+    expected = run_cli("query", "--format", "csv", COUNT, store=built)
+    assert expected.returncode == 0, expected.stderr
+    store, mounted = copy_store(built, tmp_path / "store"), tmp_path / "ro"
+    mounted.mkdir()
+    cli = f"{sys.executable} -m benchgraph.cli"
+    done = in_small_filesystem(
+        f"mount --bind {store} {mounted} && mount -o remount,ro,bind {mounted} || exit 99\n"
+        f"touch {mounted}/written 2>/dev/null && echo writable >&2\n"
+        f"{cli} query --format csv '{COUNT}' --store {mounted} > {tmp_path}/query.out\n"
+        "echo query=$? >&2\n"
+        f"{cli} ingest --store {mounted} {EXAMPLES}; echo ingest=$? >&2\n"
+    )
+    said = done.stderr
+    assert done.returncode != 99 and "writable" not in said, said
+    assert "query=0" in said and "Traceback" not in said, said
+    assert (tmp_path / "query.out").read_text() == expected.stdout
+    assert "ingest=2" in said, said
