@@ -153,11 +153,11 @@ def release(folder: Path) -> None:
 
 
 def lock_owner(folder: Path) -> int | None:
-    """The pid of another process that holds the write lock of the store in ``folder`` (a
-    lock RocksDB takes on its ``LOCK`` file), read from ``/proc/locks`` without touching the
-    store; None when no other process is seen holding it, or where that cannot be read (not
-    Linux). Lets a start be refused before opening the store, which would rotate the log files
-    of the process that holds it."""
+    """The pid of another process that holds a lock on the ``LOCK`` file of the store in
+    ``folder`` (RocksDB's write lock, or a reader's :func:`read_lock`), read from
+    ``/proc/locks`` without touching the store; None when no other process is seen holding
+    it, or where that cannot be read (not Linux). Lets a start be refused before opening the
+    store, which would rotate the log files of the process that holds it."""
     found = lock_holders(folder)
     return found[0] if found else None
 

@@ -4,6 +4,7 @@ ingest``, and a program outside benchgraph that holds RocksDB's lock)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -53,6 +54,27 @@ def write_stale(store: Path, command: str = "ingest") -> int:
     since = "2026-01-02T03:04:05+00:00"
     holder.write(store, holder.Holder(pid, command, since))
     return pid
+
+
+@contextlib.contextmanager
+def held(program: str, store: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """A Python process running ``program`` on ``store`` (its ``sys.argv[1]``), which holds
+    the store until its standard input closes, and the first line it printed once it held it."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", program, str(store)],
+        cwd=REPO,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        yield process, process.stdout.readline()
+    finally:
+        if not process.stdin.closed:
+            process.stdin.close()
+        process.wait(PATIENCE)
+        process.stdout.close()
 
 
 def test_a_server_that_cannot_be_gone_through_is_named_with_what_to_do(
@@ -198,21 +220,12 @@ def test_an_ingest_killed_leaves_a_stale_record_the_next_command_ignores(
 def test_a_lock_no_benchgraph_command_claims_is_reported_as_unknown(
     scratch_store: Path,
 ) -> None:
-    outsider = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys, pyoxigraph; s = pyoxigraph.Store(sys.argv[1]); print('open', flush=True);"
-            " sys.stdin.read()",
-            str(scratch_store),
-        ],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
+    program = (
+        "import sys, pyoxigraph; s = pyoxigraph.Store(sys.argv[1]); print('open', flush=True);"
+        " sys.stdin.read()"
     )
-    assert outsider.stdin is not None and outsider.stdout is not None
-    try:
-        assert outsider.stdout.readline() == "open\n"
+    with held(program, scratch_store) as (_, said):
+        assert said == "open\n"
         for stale in (False, True):
             if stale:
                 write_stale(scratch_store)
@@ -224,10 +237,6 @@ def test_a_lock_no_benchgraph_command_claims_is_reported_as_unknown(
                     "command says it holds it); wait for it to end"
                 ) in done.stderr
                 assert_plain(done.stderr)
-    finally:
-        outsider.stdin.close()
-        outsider.wait(PATIENCE)
-        outsider.stdout.close()
 
 
 @pytest.mark.parametrize(
@@ -252,21 +261,9 @@ def reader(scratch_store: Path) -> Iterator[subprocess.Popen[str]]:
         "store = EmbeddedStore(sys.argv[1], only_reads=True)\n"
         "print(len(store.named_graphs()), flush=True); sys.stdin.read(); store.close()"
     )
-    process = subprocess.Popen(
-        [sys.executable, "-c", program, str(scratch_store)],
-        cwd=REPO,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdin is not None and process.stdout is not None
-    try:
-        assert int(process.stdout.readline()) > 0
+    with held(program, scratch_store) as (process, said):
+        assert int(said) > 0
         yield process
-    finally:
-        process.stdin.close()
-        process.wait(PATIENCE)
-        process.stdout.close()
 
 
 def test_commands_that_only_read_share_the_store_and_writers_wait_for_them(
