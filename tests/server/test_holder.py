@@ -41,6 +41,15 @@ def assert_plain(stderr: str) -> None:
         assert words not in stderr, stderr
 
 
+def assert_writers_refused(store: Path, message: str) -> None:
+    """An ingest and a serve of ``store`` are each refused, exit 2, with ``message``, plainly."""
+    for args in (COMMANDS["ingest"], ("serve", "--port", "0")):
+        done = run_cli(*args, store=store)
+        assert done.returncode == 2, done.stderr
+        assert message in done.stderr, done.stderr
+        assert_plain(done.stderr)
+
+
 def ended_process_pid() -> int:
     """The pid of a process that has ended."""
     process = subprocess.Popen([sys.executable, "-c", "pass"])
@@ -229,14 +238,11 @@ def test_a_lock_no_benchgraph_command_claims_is_reported_as_unknown(
         for stale in (False, True):
             if stale:
                 write_stale(scratch_store)
-            for args in (COMMANDS["ingest"], ("serve", "--port", "0")):
-                done = run_cli(*args, store=scratch_store)
-                assert done.returncode == 2, done.stderr
-                assert (
-                    f"the store at {scratch_store} is locked by another process (no benchgraph "
-                    "command says it holds it); wait for it to end"
-                ) in done.stderr
-                assert_plain(done.stderr)
+            assert_writers_refused(
+                scratch_store,
+                f"the store at {scratch_store} is locked by another process (no benchgraph "
+                "command says it holds it); wait for it to end",
+            )
 
 
 @pytest.mark.parametrize(
@@ -277,14 +283,11 @@ def test_commands_that_only_read_share_the_store_and_writers_wait_for_them(
         assert done.stdout, command
     copied = run_cli("copy", "--from", str(scratch_store), "--to", str(tmp_path / "copy"))
     assert copied.returncode == 0 and "counts match" in copied.stdout, copied.stderr
-    for args in (COMMANDS["ingest"], ("serve", "--port", "0")):
-        done = run_cli(*args, store=scratch_store)
-        assert done.returncode == 2, done.stderr
-        assert (
-            f"the store at {scratch_store} is being read by another command (pid {reader.pid}), "
-            "which only reads it; wait for it to end"
-        ) in done.stderr
-        assert_plain(done.stderr)
+    assert_writers_refused(
+        scratch_store,
+        f"the store at {scratch_store} is being read by another command (pid {reader.pid}), "
+        "which only reads it; wait for it to end",
+    )
     assert reader.stdin is not None
     reader.stdin.close()
     reader.wait(PATIENCE)
