@@ -6,6 +6,9 @@ published it is drawn as a whisker. A bar can be marked (drawn lighter, class ``
 as a result whose interval overlaps the leader's, and a legend line under the axis says what the
 mark means. The chart states the metric's direction and labels its axis with the unit.
 
+The chart scales with its ``viewBox`` down to the width at which its text is
+:data:`SMALLEST_TEXT` pixels (its ``min-width``); a narrower screen scrolls it in its box.
+
 No text is cut: the label column is as wide as the widest label, which is measured with the
 advance widths of a wide sans-serif face (DejaVu Sans, the widest common default) rounded up;
 a label wider than ``MAX_LABEL`` is wrapped onto more lines and its row grows to hold them.
@@ -19,6 +22,7 @@ from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
 FONT_SIZE = 12
+SMALLEST_TEXT = 10  # the chart is never drawn narrower than its text at this size allows
 LINE = 14  # the distance between the lines of a wrapped label
 PLOT = 430  # the width of the bars' area
 MAX_LABEL = 340  # a label wider than this is wrapped
@@ -141,9 +145,11 @@ def bar_chart(bars: list[Bar], unit: str, direction: str, title: str, legend: st
     """
     layout = _layout(bars, unit, direction, legend)
     width, height = layout.width, layout.height
+    narrowest = math.ceil(width * SMALLEST_TEXT / FONT_SIZE)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="{width}" '
-        f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
+        f'height="{height}" viewBox="0 0 {width} {height}" style="min-width:{narrowest}px" '
+        f'role="img" '
         f'aria-label={quoteattr(title)} font-family="system-ui, sans-serif" '
         f'font-size="{FONT_SIZE}">',
         f"<title>{escape(title)}</title>",

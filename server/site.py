@@ -196,7 +196,7 @@ def _leaderboards(
                     "name": name,
                     "rows": members,
                     "columns": columns,
-                    "svg": Markup(svg),
+                    "svg": Markup(f'<div class="wide">{svg}</div>'),
                     "rule": rule,
                     "point": rank_kind == ranks.POINT,
                 }
