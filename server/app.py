@@ -31,6 +31,7 @@ from server import (
     named,
     pages,
     private,
+    revalidation,
     site,
     sparql,
     vocabulary,
@@ -82,4 +83,5 @@ def create_app(config: Mapping[str, object] | None = None, gate: Gate | None = N
         aliases.register(app)
     cors.register(app, str(values["cors_origins"]))
     compression.register(app)
+    revalidation.register(app)  # after compression, which weakens the tag it sets
     return app
