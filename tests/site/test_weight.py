@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gzip
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from flask.testing import FlaskClient
