@@ -2,7 +2,8 @@
 IRIs shown by name, linked: :mod:`server.labels`).
 
 A cut answer (more rows than the ``max_rows`` setting) carries ``Benchgraph-Truncated: N``,
-N being the number of rows it holds.
+N being the number of rows it holds; a cut JSON answer says so in its body too
+(:func:`server.results.cut`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from urllib.parse import urlencode
 from flask import Response, render_template, request
 
 from benchgraph import media
-from server import labels
+from server import labels, results
 from server.engine import Answered
 
 
@@ -82,7 +83,12 @@ def respond(answer: Answered, page: bool = False, title: str = "", **context: ob
         )
         response = Response(text, content_type=media.BY_KEY["html"].content_type)
     else:
-        response = Response(answer.body, content_type=media.BY_KEY[answer.format].content_type)
+        body = (
+            results.cut(answer.format, answer.body, answer.rows)
+            if answer.truncated
+            else answer.body
+        )
+        response = Response(body, content_type=media.BY_KEY[answer.format].content_type)
     response.headers["Vary"] = "Accept"
     if answer.truncated:
         response.headers["Benchgraph-Truncated"] = str(answer.rows)

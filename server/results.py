@@ -105,6 +105,18 @@ def _json(names: Sequence[str], rows: Sequence[Row]) -> bytes:
     return text.encode("utf-8")
 
 
+def cut(fmt: str, body: bytes, rows: int) -> bytes:
+    """The answer ``body`` in ``fmt``, cut at ``rows`` rows, saying so where its format can: a
+    JSON answer gets the top-level member ``"benchgraph": {"truncated": true, "rows": N}``,
+    which SPARQL JSON readers pass over (they read ``head`` and ``results``). The other formats
+    stay as they are (a CSV or TSV row would be read as data): their ``Benchgraph-Truncated``
+    header says it."""
+    if fmt != "json":
+        return body
+    assert body.endswith(b"}")
+    return body[:-1] + b',"benchgraph":{"truncated":true,"rows":%d}}' % rows
+
+
 # XML (https://www.w3.org/TR/rdf-sparql-XMLres/)
 
 

@@ -37,6 +37,21 @@ def test_answers_are_cut_at_the_row_limit_and_say_so(make_app) -> None:
     assert "Benchgraph-Truncated" not in small.headers
 
 
+def test_a_cut_json_answer_says_so_in_its_body_and_csv_stays_data(make_app) -> None:
+    client = make_app(max_rows=3).test_client()
+    for path, values in (("/sparql", {"query": ALL}), ("/queries/papers", {})):
+        cut = client.get(path, query_string={**values, "format": "json"})
+        assert cut.headers["Benchgraph-Truncated"] == "3", (path, cut.data[:300])
+        document = cut.get_json(force=True)
+        assert document["benchgraph"] == {"truncated": True, "rows": 3}, path
+        assert len(document["results"]["bindings"]) == 3
+    whole = client.get("/sparql", query_string={"query": f"{ALL} LIMIT 2", "format": "json"})
+    assert "benchgraph" not in whole.get_json(force=True)
+    as_csv = client.get("/sparql", query_string={"query": ALL, "format": "csv"})
+    header, *rows = csv.reader(io.StringIO(as_csv.get_data(as_text=True)))
+    assert header == ["s", "p", "o"] and len(rows) == 3  # no row but the data's
+
+
 def test_requests_over_the_size_limit_are_413(make_app) -> None:
     client = make_app(max_request_bytes=2048).test_client()
     long_query = "ASK {} #" + "x" * 3000
