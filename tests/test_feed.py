@@ -5,7 +5,9 @@ rnc2rng and read by lxml) and read by feedparser, and its entries against the ro
 
 from __future__ import annotations
 
+import re
 import shutil
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -28,6 +30,7 @@ from benchgraph.store import holder
 
 SCHEMA = Path(__file__).parent / "data" / "atom" / "atom.rnc"
 ATOM = "{http://www.w3.org/2005/Atom}"
+TOKEN = "curator-5b1e0c7d92a4f6e83b0d"
 LAION_IRI = V.ID + "benchmark/prompt-recovery/laion"
 # The store of test_asof: the LAION page in five monthly versions, and the ART500K page.
 five, kept = test_asof.five, test_asof.kept
@@ -212,6 +215,49 @@ def test_a_page_loaded_into_the_running_server_is_in_the_feed_at_once(
     (change,) = since.entries
     assert change.title.startswith(f"PRISM on {BENCHMARK}: 81.9 → 82.4"), change.title
     assert change.updated == entry.updated
+
+
+def test_a_page_posted_to_the_write_api_is_in_the_feed_once_acknowledged(
+    kept: Path, five: list[Path], tmp_path: Path
+) -> None:
+    copy = tmp_path / "store"
+    shutil.copytree(kept, copy, ignore=shutil.ignore_patterns(*holder.NOT_DATA))
+    token = tmp_path / "write.token"
+    token.write_text(TOKEN + "\n")
+    token.chmod(0o600)
+    live = Live(copy, "--write-token-file", str(token))
+    text = dated(value_changed_again(five[-1].read_text(encoding="utf-8")), 8)
+    posted = urllib.request.Request(
+        f"{live.url}pages?name=v6.md",
+        text.encode("utf-8"),
+        {"Authorization": f"Bearer {TOKEN}", "Accept": "application/json"},
+        method="POST",
+    )
+    try:
+        _, before, _ = feed(live)
+        looked = before.feed.updated  # the last load the feed knew of
+        with urllib.request.urlopen(posted, timeout=120) as reply:
+            assert reply.status == 201, reply.read()[:500]
+        acknowledged = time.monotonic()
+        # Awaited, not timed: polled until the entry is there, within a generous deadline.
+        while True:
+            _, parsed, _ = feed(live, since=looked)
+            found = [e for e in parsed.entries if e.title.startswith(f"PRISM on {BENCHMARK}: 81.9")]
+            if found or time.monotonic() - acknowledged > 120:
+                break
+            time.sleep(0.01)
+        seen = time.monotonic() - acknowledged
+    finally:
+        assert live.stop() == 0
+    (entry,) = found
+    assert entry.title == f"PRISM on {BENCHMARK}: 81.9 → 82.4 (CLIP Score)", entry.title
+    assert parsed.feed.updated == entry.updated  # the latest ingest is the feed's time
+    updated = re.search(r"Data updated: (\S+)", text)
+    assert updated, "the page states when its data was updated"
+    after = "After: 82.4 in version "
+    (said,) = [line for line in entry.content[0].value.splitlines() if line.startswith(after)]
+    assert said.endswith(f", data updated {updated[1]}."), said  # the source's own time
+    print(f"\nin the feed {seen * 1000:.0f} ms after the write API acknowledged the page")
 
 
 def value_changed_again(text: str) -> str:
