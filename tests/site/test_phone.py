@@ -67,7 +67,8 @@ def phone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 def pages(phone: Any, url: str) -> list[str]:
     """The pages looked at: home, two boards, and a method, paper and result the GenAI-Bench
-    board links to, the query page and a search."""
+    board links to, the query page, a search, and two API pages (the named queries and the
+    SPARQL endpoint's form)."""
     phone.get(url + GENAI)
     linked = []
     for kind in ("method", "paper", "result"):
@@ -79,7 +80,8 @@ def pages(phone: Any, url: str) -> list[str]:
         assert hrefs, f"the GenAI-Bench board links to no {kind}"
         linked.append(hrefs[0])
     boards = [url + GENAI, url + COMPOSET]
-    return [url + "site", *boards, *linked, url + "query", url + "search?q=bench"]
+    api = [url + "queries", url + "sparql"]
+    return [url + "site", *boards, *linked, url + "query", url + "search?q=bench", *api]
 
 
 def test_no_page_is_wider_than_a_phone(phone: Any, seeds_server: Any) -> None:
