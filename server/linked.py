@@ -137,6 +137,31 @@ def examples(backend: Backend) -> list[str]:
     return [row["example"] for row in _rows(backend, "void-examples")]
 
 
+@blueprint.get("/page/versions")
+def versions_page() -> Response:
+    """The versions catalogue's page: what it is, how many triples it holds, its downloads."""
+    backend = current()
+    job = Job(
+        queries.internal("graph-triples"),
+        None,
+        "turtle",
+        backend.max_rows,
+        {"graph": ox.NamedNode(graphs.VERSIONS)},
+    )
+    answer = _cached(backend, ("describe", graphs.VERSIONS, "turtle"), job)
+    page = render_template(
+        "site/graph.html",
+        title="The versions catalogue",
+        iri=graphs.VERSIONS,
+        about="Every version of every source page loaded, current or kept, with the ingest "
+        "that generated it.",
+        triples=answer.rows,
+        download=f"{backend.base_url()}id/versions",
+        formats=[m for m in media.of_kind("graph") if m.suffix],
+    )
+    return _finish(Response(page, content_type=media.BY_KEY["html"].content_type), backend)
+
+
 @blueprint.get("/void")
 @blueprint.get("/.well-known/void")
 def dataset() -> Response:
