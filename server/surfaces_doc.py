@@ -76,6 +76,10 @@ def operations(errors: ErrorResponses) -> dict[str, Any]:
                            errors("404", "406", "503", "504"), [_PATH]),
         "/page/{path}": _get("page", "site", "A resource's page (a graph's name: its source "
                              "page)", _HTML, errors("400", "404", "503", "504"), [_PATH]),
+        "/page/graph/{path}": _get("graphPage", "linked data", "A page graph's page: its size, "
+                                   "source page and downloads", _HTML, errors("404"), [_PATH]),
+        "/page/history/{path}": _get("keptGraphPage", "linked data", "A kept version's graph "
+                                     "page", _HTML, errors("404"), [_PATH]),
         "/page/versions": _get("versionsPage", "linked data",
                                "The versions catalogue: its size and downloads", _HTML,
                                errors("503", "504")),
