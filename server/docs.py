@@ -7,13 +7,14 @@ new ``queries/*.rq`` file and a new format are documented the day they land.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from flask import Blueprint, Response, jsonify, render_template, request
 
 from benchgraph import __version__, media
 from benchgraph.queries import NamedQuery, Param
-from server import aliases, pages
+from server import aliases, pages, surfaces_doc
 from server.backend import current
 from server.dumps import DUMPS, HISTORY_DUMPS
 from server.errors import ApiError
@@ -46,8 +47,7 @@ def _error_responses(*codes: str) -> dict[str, Any]:
     return {code: {"$ref": f"#/components/responses/E{code}"} for code in codes}
 
 
-def _content(*kinds: media.Kind) -> dict[str, Any]:
-    return {m.mime: {"schema": {}} for m in media.of_kind(*kinds)}
+_content = surfaces_doc.content
 
 
 def _format_parameter(*kinds: media.Kind) -> dict[str, Any]:
@@ -126,7 +126,10 @@ def _sparql_operation() -> dict[str, Any]:
 
 def _write_operations() -> dict[str, Any]:
     """The write API's operations (see :mod:`server.pages`), described when it is on."""
-    written = {"description": "What the ingest did: its summary line, the page and its counts"}
+    written = {
+        "description": "What the ingest did: its summary line, the page and its counts",
+        "content": {"application/json": {"schema": {"type": "object"}}},
+    }
     secured: list[dict[str, list[str]]] = [{"writeToken": []}]
     post = {
         "operationId": "postPage",
@@ -144,7 +147,7 @@ def _write_operations() -> dict[str, Any]:
         },
         "responses": {
             "201": written,
-            "200": {"description": "The same page is in the store already: nothing changed"},
+            "200": {**written, "description": "The same page is in the store already: unchanged"},
             **_error_responses("401", "413", "415", "422"),
         },
     }  # fmt: skip
@@ -158,7 +161,7 @@ def _write_operations() -> dict[str, Any]:
              "description": "The page's identity, as benchgraph remove prints it"}
         ],
         "responses": {
-            "200": {"description": "What was removed"},
+            "200": {**written, "description": "What was removed"},
             **_error_responses("401", "404"),
         },
     }  # fmt: skip
@@ -187,7 +190,10 @@ def _dump_operations() -> dict[str, Any]:
                 "summary": f"The whole store as {m.label.split(' (')[0]}, {held}",
                 "parameters": [history] if quads else [],
                 "responses": {
-                    "200": {"description": "The dump, streamed", "content": {m.mime: {}}},
+                    "200": {
+                        "description": "The dump, streamed",
+                        "content": {m.mime: {"schema": surfaces_doc.schema(m.mime)}},
+                    },
                     "304": {"description": "Not modified since the ETag given"},
                     **_error_responses("400", "503", "504"),
                 },
@@ -253,6 +259,7 @@ def _read_paths(catalogue: dict[str, NamedQuery]) -> dict[str, Any]:
     for name, named in catalogue.items():
         paths[f"/queries/{name}"] = _named_operation(named)
     paths.update(_dump_operations())
+    paths.update(surfaces_doc.operations(_error_responses))
     return paths
 
 
@@ -285,10 +292,21 @@ def _error_components(errors: dict[str, str]) -> dict[str, Any]:
 
 @blueprint.get("/openapi.json")
 def openapi() -> Response:
-    """The OpenAPI document."""
+    """The OpenAPI document: JSON, or a page for a browser."""
     backend = current()
     document = openapi_document(backend.base_url(), backend.catalogue, pages.enabled())
-    return jsonify(document)
+    offered = [media.BY_KEY["apijson"], media.BY_KEY["html"]]
+    chosen = media.choose(offered, request.accept_mimetypes, request.args.getlist("format"))
+    if chosen is None:
+        raise ApiError(406, "this document is served as application/json or text/html")
+    if chosen.kind == "page":  # a browser: the operations as a table, then the document
+        text = json.dumps(document, indent=2, ensure_ascii=False)
+        page = render_template("openapi.html", title="The HTTP API", document=document, text=text)
+        response = Response(page, content_type=chosen.content_type)
+    else:
+        response = jsonify(document)
+    response.headers["Vary"] = "Accept"
+    return response
 
 
 def surfaces(base: str) -> dict[str, str]:
@@ -304,6 +322,7 @@ def surfaces(base: str) -> dict[str, str]:
         "void": base + "void",
         "wellKnownVoid": base + ".well-known/void",
         "vocabulary": base + "ns",
+        "versions": base + "page/versions",
     }
 
 

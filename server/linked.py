@@ -23,7 +23,7 @@ from flask import Blueprint, Response, redirect, render_template, request
 from werkzeug.http import is_resource_modified
 from werkzeug.wrappers import Response as WerkzeugResponse
 
-from benchgraph import graphs, media, queries
+from benchgraph import graphs, iris, media, queries
 from benchgraph import vocab as V
 from server import void
 from server.answers import respond
@@ -135,6 +135,51 @@ def figures(backend: Backend) -> void.Figures:
 def examples(backend: Backend) -> list[str]:
     """A few resource IRIs: the first paper, method, benchmark and result (cached)."""
     return [row["example"] for row in _rows(backend, "void-examples")]
+
+
+def _graph_page(iri: str, title: str, about: str, source: str | None = None) -> Response:
+    """The page of the named graph ``iri``: what it is, its size in triples, the page of the
+    source it holds (``source``, a ``bg:`` IRI), its downloads. Raises ApiError (404) for a
+    graph that holds nothing."""
+    backend = current()
+    job = Job(
+        queries.internal("graph-triples"), None, "turtle", backend.max_rows,
+        {"graph": ox.NamedNode(iri)},
+    )  # fmt: skip
+    answer = _cached(backend, ("describe", iri, "turtle"), job)
+    if answer.rows == 0:
+        raise ApiError(404, f"there is no graph <{iri}> in this store", iri=iri)
+    page = render_template(
+        "site/graph.html",
+        title=title,
+        iri=iri,
+        about=about,
+        source=f"{backend.base_url()}page/{source[len(V.ID) :]}" if source else None,
+        triples=answer.rows,
+        download=f"{backend.base_url()}id/{iri[len(V.ID) :]}",
+        formats=[m for m in media.of_kind("graph") if m.suffix],
+    )
+    return _finish(Response(page, content_type=media.BY_KEY["html"].content_type), backend)
+
+
+@blueprint.get("/page/versions")
+def versions_page() -> Response:
+    """The versions catalogue's page."""
+    about = "Every version of every source page loaded, current or kept, with its ingest."
+    return _graph_page(graphs.VERSIONS, "The versions catalogue", about)
+
+
+@blueprint.get("/page/graph/<path:path>")
+@blueprint.get("/page/history/<path:path>")
+def graph_page(path: str) -> Response:
+    """The page of a source page's graph, or of a kept version of it."""
+    iri = V.ID + request.path.split("/", 3)[2] + "/" + quote(path, safe="/-")
+    key = graphs.source_key(iri)
+    if key is None:
+        raise ApiError(404, f"there is no graph <{iri}> in this store", iri=iri)
+    kept = iri.startswith(graphs.HISTORY)
+    about = "A kept (earlier) version of the statements" if kept else "The statements"
+    return _graph_page(iri, f"Graph {key}", f"{about} of the source page", iris.source(key))
 
 
 @blueprint.get("/void")

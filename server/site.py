@@ -329,7 +329,7 @@ def page(path: str) -> Response | WerkzeugResponse:
         findings = "#validation" if iri.startswith(graphs.REPORTS) else ""
         return redirect(page_url(iris.source(key)) + findings, 303)
     node = ox.NamedNode(iri)
-    props = _props(select("properties", resource=node))
+    props = _props(select("properties", resource=node) or select("kept", resource=node))
     if not props:
         raise ApiError(404, f"there is no resource <{iri}> in this store")
     types = [r["value"] for r in props.get(V.type_, [])]

@@ -78,6 +78,8 @@ NOT_LINKED = {
     "/queries/<name>": "one per named query: the catalogue, /queries, links each",
     "/page/<path:path>": "one per resource: /site, /search and every page link them, and "
     "/id/PATH sends a browser there",
+    "/page/graph/<path:path>": "one per page graph: /id/graph/KEY sends a browser there",
+    "/page/history/<path:path>": "one per kept version: /id/history/... sends a browser there",
     "/_store/graphs": "the store owner's path (benchgraph.store.served), not the public surface",
     "/_store/triples": "the store owner's path",
     "/_store/quads": "the store owner's path",
