@@ -5,7 +5,7 @@ environment variables, then ``config``), loads the named-query catalogue (a malf
 stops it here, naming the file and line) and registers one blueprint per surface: the SPARQL
 protocol (``/sparql``), the named queries (``/queries``), the API description (``/`` and
 ``/openapi.json``), the linked data (``/id/...``, ``/void``), the dumps (``/dump.*``), the site
-(``/site``, ``/page/...``), the changes feed (``/changes.atom``) and, with a write token file,
+(``/site``, ``/page/...``), with its charts over time, the changes feed (``/changes.atom``) and, with a write token file,
 the write API (``/pages``). Nothing is read at import time.
 """
 
@@ -31,6 +31,7 @@ from server import (
     named,
     pages,
     private,
+    progress,
     site,
     sparql,
     vocabulary,
@@ -72,6 +73,7 @@ def create_app(config: Mapping[str, object] | None = None, gate: Gate | None = N
     app.register_blueprint(feed.blueprint)
     app.register_blueprint(vocabulary.blueprint)
     app.register_blueprint(private.blueprint)
+    app.register_blueprint(progress.blueprint)
     if token is not None:
         if gate is None:
             raise SettingError(

@@ -1,0 +1,122 @@
+"""The state of the art over time on a benchmark's page.
+
+The seed pages date every result of a page alike (by the page) or not at all (CompoSET), so the
+charts are tested on two pages given result dates of their own: ART500K (higher is better) and
+LAION with its metric made lower-is-better. Every figure is read from the store the app serves.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+from flask.testing import FlaskClient
+from support import copy_store
+from support.dated import ART, LAION, running_best, stored_points
+
+from benchgraph import vocab as V
+from server import timeline
+from server.app import create_app
+
+SVG = "{http://www.w3.org/2000/svg}"
+GENAI = "benchmark/prompt-to-prompt-semantic-composition/genai-bench"
+COMPOSET = "benchmark/composet/composet"
+
+
+@pytest.fixture(scope="module")
+def dated_site(
+    dated_store: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[FlaskClient]:
+    copy = copy_store(dated_store, tmp_path_factory.mktemp("dated-site") / "store")
+    app = create_app({"store": str(copy), "workers": 1})
+    app.config["TESTING"] = True
+    yield app.test_client()
+    app.extensions["benchgraph"].pool.close()
+
+
+def over_time(client: FlaskClient, benchmark: str) -> list[ET.Element]:
+    response = client.get("/page/" + benchmark)
+    assert response.status_code == 200
+    text = response.get_data(as_text=True)
+    return [ET.fromstring(s) for s in re.findall(r"<svg [^>]*over-time.*?</svg>", text, re.S)]
+
+
+def circles(svg: ET.Element) -> list[ET.Element]:
+    return svg.findall(f"{SVG}circle")
+
+
+@pytest.mark.parametrize("benchmark", [ART, LAION])
+def test_points_are_the_dated_results_of_the_cohort(
+    dated_store: Path, dated_site: FlaskClient, benchmark: str
+) -> None:
+    (svg,) = over_time(dated_site, benchmark)
+    points = stored_points(dated_store, benchmark)
+    drawn = {(c.get("data-result"), c.get("data-date"), c.get("data-value")) for c in circles(svg)}
+    expected = {(r, str(on), text) for r, on, _, text in points if on is not None}
+    assert drawn == expected and len(circles(svg)) == len(expected) >= 2
+
+
+@pytest.mark.parametrize(("benchmark", "lower"), [(ART, False), (LAION, True)])
+def test_record_line_is_the_running_best_in_the_metrics_direction(
+    dated_store: Path, dated_site: FlaskClient, benchmark: str, lower: bool
+) -> None:
+    (svg,) = over_time(dated_site, benchmark)
+    direction = svg.find(f"{SVG}text[@class='direction']")
+    assert direction is not None and ("Lower" in (direction.text or "")) == lower
+    records = [c.get("data-result") for c in circles(svg) if "record" in (c.get("class") or "")]
+    expected = running_best(stored_points(dated_store, benchmark), lower)
+    assert records == expected and 1 < len(expected) < len(circles(svg))
+    labels = [t.text for t in svg.findall(f"{SVG}text[@class='record-label']")]
+    assert len(labels) == len(expected)
+    path = svg.find(f"{SVG}path[@class='record-line']")
+    assert path is not None
+    vertices = re.findall(r"[MV] [\d.]+(?: [\d.]+)?", path.get("d", ""))
+    assert len(vertices) == len(expected)  # one level per record-setter
+
+
+def store_dates(store: Path, benchmark: str) -> set[str]:
+    """The results on ``benchmark`` that the store dates."""
+    found = ox.Store.read_only(str(store)).query(
+        "PREFIX bg: <https://w3id.org/benchgraph/ns#>\n"
+        "SELECT ?b ?r WHERE { ?r bg:benchmark ?b ; bg:reportedOn ?d }",
+        substitutions={ox.Variable("b"): ox.NamedNode(V.ID + benchmark)},
+    )
+    return {row["r"].value for row in found}  # type: ignore[index, union-attr]
+
+
+@pytest.mark.parametrize("benchmark", [GENAI, COMPOSET])
+def test_a_cohort_not_charted_says_how_many_results_have_a_date(
+    seeds_store: Path, seeds_site: FlaskClient, benchmark: str
+) -> None:
+    """The seeds date each page's results by one date, or not at all: no chart, and a note per
+    cohort counting its dated results (the undated are counted, never placed)."""
+    text = seeds_site.get("/page/" + benchmark).get_data(as_text=True)
+    blocks = re.findall(
+        r'<div class="cohort">(.*?)</div>\s*<p class="note over-time-none">'
+        r"Not charted over time: (\d+) of (\d+) results have a date(?:, all ([\d-]+))?\.</p>",
+        text,
+        re.S,
+    )
+    assert blocks and len(blocks) == text.count('<div class="cohort">')
+    assert "over-time" not in "".join(re.findall(r"<svg [^>]*>", text))
+    dated = store_dates(seeds_store, benchmark)
+    for block, placed, total, _ in blocks:
+        results = re.findall(r'href="/page/(result/[^"]+)"', block)
+        assert int(total) == len(results)
+        assert int(placed) == sum(1 for r in results if V.ID + r in dated)
+
+
+def test_chart_counts_undated_results_under_its_axis() -> None:
+    points = [
+        timeline.Point("A", date(2023, 1, 1), 1.0, "1.0", "a"),
+        timeline.Point("B", date(2024, 1, 1), 2.0, "2.0", "b"),
+    ]
+    svg = ET.fromstring(timeline.over_time_chart(points, "higher", "score", "t", undated=3))
+    assert len(svg.findall(f"{SVG}circle")) == 2
+    note = svg.find(f"{SVG}text[@class='undated']")
+    assert note is not None and note.text == "3 results without a date: not placed"
