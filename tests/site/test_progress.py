@@ -1,4 +1,4 @@
-"""The state of the art over time on a benchmark's page.
+"""The state of the art over time on a benchmark's page, and the badges and embeds of a board.
 
 The seed pages date every result of a page alike (by the page) or not at all (CompoSET), so the
 charts are tested on two pages given result dates of their own: ART500K (higher is better) and
@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import pyoxigraph as ox
 import pytest
@@ -120,3 +121,62 @@ def test_chart_counts_undated_results_under_its_axis() -> None:
     assert len(svg.findall(f"{SVG}circle")) == 2
     note = svg.find(f"{SVG}text[@class='undated']")
     assert note is not None and note.text == "3 results without a date: not placed"
+
+
+def board_rows(client: FlaskClient, benchmark: str) -> list[dict[str, str]]:
+    """The rows of the named query leaderboard for the benchmark's primary metric."""
+    response = client.get(
+        "/queries/leaderboard", query_string={"benchmark": V.ID + benchmark, "format": "json"}
+    )
+    assert response.status_code == 200
+    body: Any = response.get_json()
+    return [{k: v["value"] for k, v in b.items()} for b in body["results"]["bindings"]]
+
+
+@pytest.mark.parametrize("benchmark", [LAION, GENAI, COMPOSET])
+def test_badge_gives_the_boards_rank(seeds_site: FlaskClient, benchmark: str) -> None:
+    rows = board_rows(seeds_site, benchmark)
+    for method in dict.fromkeys(r["method"] for r in rows):
+        mine = [r for r in rows if r["method"] == method]
+        best = min(mine, key=lambda r: int(r["rank"]))
+        size = sum(1 for r in rows if r["cohort"] == best["cohort"])
+        response = seeds_site.get(f"/badge/{benchmark}/{method.rsplit('/', 1)[-1]}.svg")
+        assert response.status_code == 200 and response.content_type.startswith("image/svg+xml")
+        svg = ET.fromstring(response.get_data(as_text=True))
+        rank = svg.find(f".//{SVG}text[@class='rank']")
+        assert rank is not None and rank.text == f"#{best['rank']} of {size}", method
+        title = svg.find(f"{SVG}title")
+        assert title is not None and "/page/" + benchmark in (title.text or "")
+        assert "snapshot" in (title.text or "")
+
+
+def test_badge_takes_the_methods_name_whatever_its_case(seeds_site: FlaskClient) -> None:
+    upper = seeds_site.get(f"/badge/{LAION}/PH2P.svg").get_data()
+    assert upper == seeds_site.get(f"/badge/{LAION}/ph2p.svg").get_data()
+
+
+def test_embed_rows_are_the_boards(seeds_site: FlaskClient) -> None:
+    for benchmark in (LAION, GENAI):
+        response = seeds_site.get("/embed/" + benchmark)
+        assert response.status_code == 200
+        text = response.get_data(as_text=True)
+        shown = re.findall(
+            r'<tr data-result="([^"]+)"><td class="num">(\d*)</td><td>[^<]*</td>'
+            r'<td class="num">([^<]*)</td>', text)  # fmt: skip
+        rows = board_rows(seeds_site, benchmark)
+        assert shown == [(r["result"], r.get("rank", ""), r["value"]) for r in rows]
+        assert 'class="site"' not in text  # no site chrome
+        assert f'href="http://localhost/page/{benchmark}"' in text
+        assert re.search(r'<code class="generation">[0-9a-f]{20}</code>', text)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [f"/badge/{LAION}/no-such-method.svg", "/badge/benchmark/no/such/PH2P.svg",
+     "/embed/benchmark/no/such", f"/embed/{LAION}/result"],
+)  # fmt: skip
+def test_unknown_names_are_404_in_the_error_shape(seeds_site: FlaskClient, url: str) -> None:
+    response = seeds_site.get(url, headers={"Accept": "image/svg+xml"})
+    assert response.status_code == 404
+    body = response.get_json()
+    assert body["ok"] is False and body["status"] == 404 and body["error"]
