@@ -10,7 +10,8 @@ a small standalone HTML page for an iframe.
 ``<benchmark path>`` is the benchmark's page path (``benchmark/prompt-recovery/laion``), the
 method its IRI's last part or its name (case ignored); ``metric`` (an IRI or a name) picks a
 metric other than the primary one. Each cites its source (the benchmark's page) and the store's
-snapshot (its generation and when it was written). An unknown benchmark or method is 404.
+snapshot (its generation and when it was written). An unknown benchmark, method or metric
+is 404.
 """
 
 from __future__ import annotations
@@ -54,10 +55,17 @@ def _benchmark(path: str) -> str:
 
 
 def board(path: str) -> tuple[str, list[Row]]:
-    """The benchmark of ``path`` and its board's rows for the request's ``metric`` (the primary
-    metric by default), as the named query ``leaderboard`` gives them."""
+    """The benchmark of ``path`` and its board's rows for the request's ``metric`` (its IRI or
+    name; the primary metric by default), as the named query ``leaderboard`` gives them. Raises
+    ApiError (404) for a benchmark or metric the store does not know."""
     iri = _benchmark(path)
     metric = request.args.get("metric", "").strip()
+    if metric:
+        known = select("metrics", benchmark=ox.NamedNode(iri))
+        if not any(metric in (m["metric"], m.get("metricLabel")) for m in known):
+            raise ApiError(
+                404, f"the benchmark <{iri}> has no metric {metric!r}", parameter="metric"
+            )
     rows = named("leaderboard", benchmark=iri, **({"metric": metric} if metric else {}))
     return iri, rows
 

@@ -112,6 +112,18 @@ def test_a_cohort_not_charted_says_how_many_results_have_a_date(
         assert int(placed) == sum(1 for r in results if V.ID + r in dated)
 
 
+def test_chart_escapes_what_it_writes() -> None:
+    hostile = "<script>alert(1)</script>"
+    points = [
+        timeline.Point(hostile, date(2023, 1, 1), 1.0, "1.0", "a"),
+        timeline.Point("B", date(2024, 1, 1), 2.0, "2.0", "b"),
+    ]
+    svg = ET.fromstring(timeline.over_time_chart(points, "higher", hostile, hostile))
+    labels = [t.text for t in svg.findall(f"{SVG}text[@class='record-label']")]
+    assert labels == [f"{hostile} (1.0)", "B (2.0)"]
+    assert svg.find(f"{SVG}script") is None
+
+
 def test_chart_counts_undated_results_under_its_axis() -> None:
     points = [
         timeline.Point("A", date(2023, 1, 1), 1.0, "1.0", "a"),
@@ -173,7 +185,8 @@ def test_embed_rows_are_the_boards(seeds_site: FlaskClient) -> None:
 @pytest.mark.parametrize(
     "url",
     [f"/badge/{LAION}/no-such-method.svg", "/badge/benchmark/no/such/PH2P.svg",
-     "/embed/benchmark/no/such", f"/embed/{LAION}/result"],
+     "/embed/benchmark/no/such", f"/embed/{LAION}/result", f"/embed/{LAION}?metric=nope",
+     f"/badge/{LAION}/PH2P.svg?metric=nope"],
 )  # fmt: skip
 def test_unknown_names_are_404_in_the_error_shape(seeds_site: FlaskClient, url: str) -> None:
     response = seeds_site.get(url, headers={"Accept": "image/svg+xml"})
