@@ -182,6 +182,13 @@ def test_embed_rows_are_the_boards(seeds_site: FlaskClient) -> None:
         assert re.search(r'<code class="generation">[0-9a-f]{20}</code>', text)
 
 
+def test_the_benchmark_page_links_its_embed_and_badge(seeds_site: FlaskClient) -> None:
+    text = seeds_site.get("/page/" + LAION).get_data(as_text=True)
+    (embed,) = re.findall(r'<p class="note embeds">.*?<a href="([^"]+)"', text)
+    assert embed == "/embed/" + LAION and seeds_site.get(embed).status_code == 200
+    assert f"<code>/badge/{LAION}/METHOD.svg</code>" in text
+
+
 @pytest.mark.parametrize(
     "url",
     [f"/badge/{LAION}/no-such-method.svg", "/badge/benchmark/no/such/PH2P.svg",
