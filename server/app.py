@@ -5,7 +5,8 @@ environment variables, then ``config``), loads the named-query catalogue (a malf
 stops it here, naming the file and line) and registers one blueprint per surface: the SPARQL
 protocol (``/sparql``), the named queries (``/queries``), the API description (``/`` and
 ``/openapi.json``), the linked data (``/id/...``, ``/void``), the dumps (``/dump.*``), the site
-(``/site``, ``/page/...``), the changes feed (``/changes.atom``) and, with a write token file,
+(``/site``, ``/page/...``), with its charts over time, the badges and embeds (``/badge/...``,
+``/embed/...``), the changes feed (``/changes.atom``) and, with a write token file,
 the write API (``/pages``). Nothing is read at import time.
 """
 
@@ -21,6 +22,7 @@ from benchgraph.outcomes import Gate
 from benchgraph.settings import SettingError
 from server import (
     aliases,
+    badges,
     compression,
     cors,
     docs,
@@ -31,6 +33,7 @@ from server import (
     named,
     pages,
     private,
+    progress,
     revalidation,
     site,
     sparql,
@@ -73,6 +76,8 @@ def create_app(config: Mapping[str, object] | None = None, gate: Gate | None = N
     app.register_blueprint(feed.blueprint)
     app.register_blueprint(vocabulary.blueprint)
     app.register_blueprint(private.blueprint)
+    app.register_blueprint(progress.blueprint)
+    app.register_blueprint(badges.blueprint)
     if token is not None:
         if gate is None:
             raise SettingError(

@@ -96,7 +96,7 @@ def wrap(text: str, width: float = MAX_LABEL) -> list[str]:
     return [*lines, line] if line or not lines else lines
 
 
-def _ticks(low: float, high: float, count: int = 5) -> list[float]:
+def tick_values(low: float, high: float, count: int = 5) -> list[float]:
     """Round tick values covering [low, high]."""
     span = high - low
     raw = span / count
@@ -174,7 +174,7 @@ def _layout(bars: list[Bar], unit: str, direction: str, legend: str) -> _Layout:
     high = max([0.0, *values])
     if high == low:
         high = low + 1
-    ticks = _ticks(low, high)
+    ticks = tick_values(low, high)
     low, high = min(low, ticks[0]), max(high, ticks[-1])
     labels = [wrap(b.label) for b in bars]
     label_width = max([text_width(line) for lines in labels for line in lines], default=0) + PAD

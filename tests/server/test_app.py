@@ -84,6 +84,10 @@ NOT_LINKED = {
     "/_store/triples": "the store owner's path",
     "/_store/quads": "the store owner's path",
     "/ontology": "the vocabulary again, under the name ontology tools look for: / links /ns",
+    "/badge/<path:benchmark>/<method>.svg": "one per method and benchmark, for other sites to "
+    "show; the OpenAPI document describes it",
+    "/embed/<path:benchmark>": "one per benchmark, for other sites' iframes; the OpenAPI "
+    "document describes it",
 }
 
 

@@ -27,6 +27,8 @@ CASES = [
     ("feed unknown benchmark", "GET", "changes.atom?benchmark=LAOIN", None, None, 404),
     ("feed moment", "GET", "changes.atom?since=June", None, None, 400),
     ("openapi method", "DELETE", "openapi.json", None, None, 405),
+    ("badge unknown benchmark", "GET", "badge/benchmark/nope/PH2P.svg", None, None, 404),
+    ("embed unknown benchmark", "GET", "embed/benchmark/nope", None, None, 404),
     ("index format", "GET", "?format=turtle", None, None, 406),
     ("dump history value", "GET", "dump.trig?history=yes", None, None, 400),
     ("dump history of one graph", "GET", "dump.ttl?history=true", None, None, 400),

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from flask.testing import FlaskClient
 from support import EXAMPLES, build_store, copy_store
+from support.dated import build_dated_store
 from support.live import Live
 
 from benchgraph.store.embedded import EmbeddedStore
@@ -85,3 +86,14 @@ def hostile_site(
 @pytest.fixture(scope="session")
 def hostile_server(hostile_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     yield from _served(hostile_store, tmp_path_factory, "hostile-served")
+
+
+@pytest.fixture(scope="session")
+def dated_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two pages whose results carry dates of their own (see support.dated)."""
+    return build_dated_store(tmp_path_factory.mktemp("dated"))
+
+
+@pytest.fixture(scope="session")
+def dated_server(dated_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
+    yield from _served(dated_store, tmp_path_factory, "dated-served")

@@ -12,7 +12,7 @@ from urllib.parse import parse_qs
 
 import pytest
 import test_asof
-from support import build_store
+from support import build_store, dated
 from support.live import Live
 from test_history import sha16
 
@@ -297,3 +297,22 @@ def test_where_sources_disagree_and_a_claim_page_show_every_figure(
     driver.find_element(By.CSS_SELECTOR, "p.query a").click()
     WebDriverWait(driver, 30).until(EC.url_contains("/queries/claims?"))
     assert "81.2" in driver.find_element(By.TAG_NAME, "body").text
+
+
+def test_chart_over_time_has_a_point_per_dated_result_and_its_text_inside(
+    driver: Any, dated_server: Any, tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    for benchmark in (dated.ART, dated.LAION):
+        driver.get(dated_server.url + "page/" + benchmark)
+        (svg,) = driver.find_elements(By.CSS_SELECTOR, "svg.over-time")
+        placed = [p for p in dated.stored_points(dated_server.store, benchmark) if p[1]]
+        shown = svg.find_elements(By.CSS_SELECTOR, "circle.point")
+        assert len(shown) == len(placed) and all(c.is_displayed() for c in shown), benchmark
+        _, outside = driver.execute_script(OUTSIDE)
+        assert outside == [], benchmark
+    figure = driver.find_element(By.CSS_SELECTOR, "figure.over-time")
+    driver.execute_script("arguments[0].scrollIntoView()", figure)
+    (tmp_path / "sota-over-time.png").write_bytes(figure.screenshot_as_png)
+    screenshot(driver, tmp_path / "page.png")
