@@ -363,6 +363,7 @@ def page(path: str) -> Response | WerkzeugResponse:
         context["sources"] = [
             r for r in select("referrers", resource=node) if r["property"] == V.DCTERMS + "subject"
         ]
+        context["partial"] = select("coverage", benchmark=node)  # pages that hold only part
         context.update(_history(node))
         context.update(claims_pages.for_benchmark(iri))
         title = f"Benchmark {label}"
