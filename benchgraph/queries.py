@@ -267,7 +267,7 @@ LOOKUPS = {
         "suggest-benchmarks",
         named="benchmarks-named",
         type=V.Benchmark,
-        spelled="a benchmark's label or its dataset's name, spelled as published, or its IRI; "
+        spelled="a benchmark's label or its dataset's name, as published in any case, or its IRI; "
         "the benchmarks query lists them",
     ),
     "metric": Kind(
@@ -276,7 +276,7 @@ LOOKUPS = {
         named="metrics-named",
         scope="benchmark",
         one=False,
-        spelled="a metric's name, spelled as published, or its IRI",
+        spelled="a metric's name, as published in any case, or its IRI",
     ),
     "paper": Kind(
         "is-a",
@@ -348,7 +348,7 @@ def resolve(
                 f"{len(found)} {p.type}s ({listed}); give the IRI of one",
                 p.name,
             )
-        if kind.one:
+        if kind.one or len(found) == 1:  # a name in another case than the store's matches too
             out[p.name] = NamedNode(found[0])
     return out
 

@@ -20,6 +20,7 @@ published (``bg:publishedValue``).
 from __future__ import annotations
 
 import functools
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from urllib.parse import quote
@@ -271,11 +272,12 @@ def home() -> Response:
 @blueprint.get("/search")
 @drawn_once
 def search() -> Response:
-    """Resources whose label contains ``q``."""
+    """Resources whose label contains ``q``, and the paper whose ID or arXiv ID it is."""
     text = request.args.get("q", "").strip()
     if len(text) > 200:
         raise ApiError(400, "the search text is longer than 200 characters")
-    found = select("search", q=ox.Literal(text)) if text else []
+    key = re.sub(r"^arxiv:\s*", "", text.lower())  # a paper ID or arXiv ID, as stored
+    found = select("search", q=ox.Literal(text), key=ox.Literal(key)) if text else []
     return _render("search", "Search", q=text, found=found, kinds=KINDS)
 
 
@@ -361,6 +363,7 @@ def page(path: str) -> Response | WerkzeugResponse:
         context["sources"] = [
             r for r in select("referrers", resource=node) if r["property"] == V.DCTERMS + "subject"
         ]
+        context["partial"] = select("coverage", benchmark=node)  # pages that hold only part
         context.update(_history(node))
         context.update(claims_pages.for_benchmark(iri))
         title = f"Benchmark {label}"
