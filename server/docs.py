@@ -13,7 +13,7 @@ from flask import Blueprint, Response, jsonify, render_template, request
 
 from benchgraph import __version__, media
 from benchgraph.queries import NamedQuery, Param
-from server import aliases, pages
+from server import aliases, indexes, pages
 from server.backend import current
 from server.dumps import DUMPS, HISTORY_DUMPS
 from server.errors import ApiError
@@ -253,6 +253,7 @@ def _read_paths(catalogue: dict[str, NamedQuery]) -> dict[str, Any]:
     for name, named in catalogue.items():
         paths[f"/queries/{name}"] = _named_operation(named)
     paths.update(_dump_operations())
+    paths.update(indexes.operations(_error_responses))
     return paths
 
 
