@@ -241,3 +241,11 @@ def test_the_board_contents_link_to_every_cohort(seeds_site: FlaskClient) -> Non
     assert len(cohorts) == html.count('<div class="cohort"') == 26
     assert set(targets) == cohorts | boards and len(targets) == len(set(targets))
     assert set(targets) <= page.ids
+
+
+def test_the_openapi_document_lists_the_indexes(seeds_site: FlaskClient) -> None:
+    paths = seeds_site.get("/openapi.json").get_json()["paths"]
+    for kind in KINDS:
+        operation = paths[f"/site/{kind}"]["get"]
+        names = {p["name"] for p in operation["parameters"]}
+        assert names == {"_sort", "_sort_desc", "_search", "_page", "_size", "_format"}
