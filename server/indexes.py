@@ -3,7 +3,8 @@
 ``/site/<kind>`` (``benchmarks``, ``tasks``, ``datasets``, ``methods``, ``papers``) lists the
 resources of that kind from ``queries/site/index-<kind>.rq``, sorted, searched and paged on the
 server by the table parameters of :mod:`server.tables`; ``_format=csv`` or ``_format=json`` gives
-the rows shown. Each page links to the query page holding the query that made its table.
+the rows shown. Each page links to the query page holding the query that made its table, and
+(``board_query``) each leaderboard of a benchmark's page to the query behind it.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import pyoxigraph as ox
 from flask import Blueprint, Response, render_template
 from werkzeug.wrappers import Response as WerkzeugResponse
 
-from benchgraph import media, resources
+from benchgraph import media, resources, sparqltext
 from server import tables
+from server.backend import current
 from server.errors import ApiError
 from server.site_queries import select
 from server.tables import Column
@@ -83,6 +86,15 @@ INDEXES = {
         ),
     ),
 }
+
+
+@blueprint.app_template_global("board_query")
+def board_query(benchmark: str, metric: str) -> str:
+    """The link to the query page holding the named query ``leaderboard`` with ``benchmark``
+    and ``metric`` written into it as IRIs: the query behind a benchmark page's board."""
+    text = current().catalogue["leaderboard"].text
+    bound = {"benchmark": ox.NamedNode(benchmark), "metric": ox.NamedNode(metric)}
+    return tables.query_href(sparqltext.substitute(text, bound))
 
 
 @blueprint.get("/site/<kind>")

@@ -249,3 +249,37 @@ def test_the_openapi_document_lists_the_indexes(seeds_site: FlaskClient) -> None
         operation = paths[f"/site/{kind}"]["get"]
         names = {p["name"] for p in operation["parameters"]}
         assert names == {"_sort", "_sort_desc", "_search", "_page", "_size", "_format"}
+
+
+def test_each_board_links_its_rows_and_the_query_behind_them(seeds_site: FlaskClient) -> None:
+    html = seeds_site.get(COMPOSET).get_data(as_text=True)
+    page = _Page()
+    page.feed(html)
+    boards = html.split("<h2>Leaderboards</h2>", 1)[1].split("<h2", 1)[0]
+    results = re.findall(r'href="/page/(result/[^"]+)">result</a>', boards)
+    assert page.links["query-link"] and len(page.links["query-link"]) == len(
+        page.links["download-csv"]
+    )
+    from_boards: list[str] = []
+    links = zip(
+        page.links["query-link"],
+        page.links["download-json"],
+        page.links["download-csv"],
+        strict=True,
+    )
+    for query, download, download_csv in links:
+        (text,) = parse_qs(urlsplit(query).query)["query"]
+        answered = _sparql(seeds_site, text)
+        reply = seeds_site.get(download)
+        assert reply.status_code == 200, reply.data[:300]
+        rows = [
+            {k: v["value"] for k, v in b.items()} for b in reply.get_json()["results"]["bindings"]
+        ]
+        assert answered == rows and rows
+        table = seeds_site.get(download_csv).get_data(as_text=True)
+        assert [r["result"] for r in csv.DictReader(io.StringIO(table))] == [
+            r["result"] for r in rows
+        ]
+        from_boards += [r["result"] for r in rows]
+    shown = ["https://w3id.org/benchgraph/id/" + r for r in results]
+    assert sorted(from_boards) == sorted(shown)
