@@ -5,9 +5,9 @@ environment variables, then ``config``), loads the named-query catalogue (a malf
 stops it here, naming the file and line) and registers one blueprint per surface: the SPARQL
 protocol (``/sparql``), the named queries (``/queries``), the API description (``/`` and
 ``/openapi.json``), the linked data (``/id/...``, ``/void``), the dumps (``/dump.*``), the site
-(``/site``, ``/page/...``), with its charts over time, the badges and embeds (``/badge/...``,
-``/embed/...``), the changes feed (``/changes.atom``) and, with a write token file,
-the write API (``/pages``). Nothing is read at import time.
+(``/site``, the indexes ``/site/<kind>``, ``/page/...``), with its charts over time, the badges
+and embeds (``/badge/...``, ``/embed/...``), the changes feed (``/changes.atom``) and, with a
+write token file, the write API (``/pages``). Nothing is read at import time.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from server import (
     dumps,
     errors,
     feed,
+    indexes,
     linked,
     named,
     pages,
@@ -73,6 +74,7 @@ def create_app(config: Mapping[str, object] | None = None, gate: Gate | None = N
     app.register_blueprint(linked.blueprint)
     app.register_blueprint(dumps.blueprint)
     app.register_blueprint(site.blueprint)
+    app.register_blueprint(indexes.blueprint)
     app.register_blueprint(feed.blueprint)
     app.register_blueprint(vocabulary.blueprint)
     app.register_blueprint(private.blueprint)

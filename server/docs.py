@@ -14,7 +14,7 @@ from flask import Blueprint, Response, jsonify, render_template, request
 
 from benchgraph import __version__, media
 from benchgraph.queries import NamedQuery, Param
-from server import aliases, badges, pages, surfaces_doc
+from server import aliases, badges, indexes, pages, surfaces_doc
 from server.backend import current
 from server.dumps import DUMPS, HISTORY_DUMPS
 from server.errors import ApiError
@@ -261,6 +261,7 @@ def _read_paths(catalogue: dict[str, NamedQuery]) -> dict[str, Any]:
     paths.update(_dump_operations())
     paths.update(surfaces_doc.operations(_error_responses))
     paths.update(badges.operations(_error_responses))
+    paths.update(indexes.operations(_error_responses))
     return paths
 
 

@@ -1,0 +1,78 @@
+"""The index pages in a real browser: a heading sorts, a download link gives the rows shown."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+pytestmark = pytest.mark.skipif(
+    not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
+    reason="/usr/bin/chromium or /usr/bin/chromedriver is not installed",
+)
+SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "index.png"
+
+
+@pytest.fixture(scope="module")
+def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    with pytest.MonkeyPatch.context() as patch:
+        # Never let Selenium Manager look for (or download) a driver: the path is given.
+        patch.setenv("SE_OFFLINE", "true")
+        options = webdriver.ChromeOptions()
+        options.binary_location = str(CHROMIUM)
+        for argument in (
+            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--no-first-run", "--window-size=1200,900",
+            f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
+        ):  # fmt: skip
+            options.add_argument(argument)
+        browser = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+        browser.set_page_load_timeout(30)
+        try:
+            yield browser
+        finally:
+            browser.quit()
+
+
+def _rows(browser: Any) -> list[list[str]]:
+    from selenium.webdriver.common.by import By
+
+    return [
+        [cell.text for cell in row.find_elements(By.TAG_NAME, "td")]
+        for row in browser.find_elements(By.CSS_SELECTOR, "table.data tbody tr")
+    ]
+
+
+def test_a_heading_sorts_and_the_download_gives_the_rows_shown(
+    driver: Any, seeds_server: Any
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver.get(seeds_server.url + "site/methods")
+    heading = driver.find_element(By.LINK_TEXT, "Results")
+    heading.click()
+    assert driver.current_url.endswith("/site/methods?_sort=results")
+    counts = [int(r[1]) for r in _rows(driver)]
+    assert counts == sorted(counts) and len(counts) > 1
+    driver.find_element(By.PARTIAL_LINK_TEXT, "Results").click()
+    assert driver.current_url.endswith("/site/methods?_sort_desc=results")
+    shown = _rows(driver)
+    assert [int(r[1]) for r in shown] == sorted(counts, reverse=True)
+    assert driver.save_screenshot(str(SCREENSHOT))
+    assert SCREENSHOT.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    href = driver.find_element(By.CSS_SELECTOR, "a.download-json").get_attribute("href")
+    with urllib.request.urlopen(href) as reply:  # the live server, on loopback
+        rows = json.load(reply)["rows"]
+    assert [[r["label"], r["results"], r["benchmarks"]] for r in rows] == [
+        [s[0], s[1], s[2]] for s in shown
+    ]
