@@ -5,8 +5,8 @@ environment variables, then ``config``), loads the named-query catalogue (a malf
 stops it here, naming the file and line) and registers one blueprint per surface: the SPARQL
 protocol (``/sparql``), the named queries (``/queries``), the API description (``/`` and
 ``/openapi.json``), the linked data (``/id/...``, ``/void``), the dumps (``/dump.*``), the site
-(``/site``, ``/page/...``), the changes feed (``/changes.atom``) and, with a write token file,
-the write API (``/pages``). Nothing is read at import time.
+(``/site``, ``/page/...``), the changes feed (``/changes.atom``), the SPARQL editor's files
+(``/editor/...``) and, with a write token file, the write API (``/pages``). Nothing is read at import time.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from server import (
     cors,
     docs,
     dumps,
+    editor,
     errors,
     feed,
     linked,
@@ -72,6 +73,7 @@ def create_app(config: Mapping[str, object] | None = None, gate: Gate | None = N
     app.register_blueprint(feed.blueprint)
     app.register_blueprint(vocabulary.blueprint)
     app.register_blueprint(private.blueprint)
+    editor.register(app, str(values["editor_assets"]))
     if token is not None:
         if gate is None:
             raise SettingError(
