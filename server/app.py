@@ -6,7 +6,8 @@ stops it here, naming the file and line) and registers one blueprint per surface
 protocol (``/sparql``), the named queries (``/queries``), the API description (``/`` and
 ``/openapi.json``), the linked data (``/id/...``, ``/void``), the dumps (``/dump.*``), the site
 (``/site``, ``/page/...``), the changes feed (``/changes.atom``), the SPARQL editor's files
-(``/editor/...``) and, with a write token file, the write API (``/pages``). Nothing is read at import time.
+(``/editor/...``) and, with a write token file, the write API (``/pages``). Nothing is read
+at import time.
 """
 
 from __future__ import annotations

@@ -10,11 +10,13 @@ form, which says how to install the editor, and the asset routes answer 404.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 from flask import Blueprint, Flask, Response, current_app, send_from_directory, url_for
 
 from benchgraph.prefixes import PREDECLARED
+from benchgraph.queries import NamedQuery
 from benchgraph.settings import SettingError
 from server.errors import ApiError
 
@@ -55,16 +57,24 @@ def register(app: Flask, setting: str) -> None:
     app.register_blueprint(blueprint)
 
 
-def assets() -> dict[str, str] | None:
-    """The URLs of the editor's script and style sheet (each naming YASGUI's version, so that
-    a new version is fetched anew), or None when it is not installed."""
+def page(endpoint: str, catalogue: Mapping[str, NamedQuery]) -> dict[str, object] | None:
+    """What the query page needs to mount the editor, or None when it is not installed: the
+    URLs of its script and style sheet (naming YASGUI's version, so that a new one is fetched
+    anew) and its settings: the ``endpoint`` it queries, where it reads the prefixes it
+    completes, the predeclared prefixes (its parser knows them, as the server's does) and the
+    named queries of ``catalogue`` as examples (name: text)."""
     folder, version = current_app.extensions["editor"]
     if folder is None:
         return None
     return {
         "script": url_for("editor.asset", name=SCRIPT, v=version or None),
         "style": url_for("editor.asset", name=STYLE, v=version or None),
-        "prefixes": url_for("editor.prefixes"),
+        "settings": {
+            "endpoint": endpoint,
+            "prefixes": url_for("editor.prefixes"),
+            "predeclared": PREDECLARED,
+            "examples": {name: named.text for name, named in catalogue.items()},
+        },
     }
 
 
