@@ -67,6 +67,8 @@ NOT_LINKED = {
     "/_store/triples": "the store owner's path",
     "/_store/quads": "the store owner's path",
     "/ontology": "the vocabulary again, under the name ontology tools look for: / links /ns",
+    "/editor/assets/<path:name>": "the SPARQL editor's files, which /query loads",
+    "/editor/prefixes.json": "the prefixes the editor of /query completes",
 }
 
 
