@@ -85,7 +85,7 @@ def asset(name: str) -> Response:
     folder, _ = current_app.extensions["editor"]
     if folder is None:
         raise ApiError(404, _NOT_INSTALLED)
-    if not (folder / name).is_file() or ".." in Path(name).parts:
+    if ".." in Path(name).parts or not (folder / name).is_file():
         raise ApiError(404, f"the SPARQL editor has no file {name!r}")
     return send_from_directory(folder, name, max_age=_YEAR)
 

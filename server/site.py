@@ -282,9 +282,10 @@ def search() -> Response:
 @blueprint.get("/query")
 def query() -> Response:
     """A SPARQL form, with the SPARQL editor over it when installed (:mod:`server.editor`);
-    with ``query``, its answer as a table under it (a refused query: 400, said above the form
-    holding it); with ``example``, the form holding that named query's text, to edit before it
-    runs (it needs a parameter)."""
+    with ``query``, its answer as a table under it (a refused query: for a browser, 400 said
+    above the form holding it, without the examples; for others, the error in its shape);
+    with ``example``, the form holding that named query's text, to edit before it runs (it
+    needs a parameter)."""
     backend = current()
     text = request.args.get("query", "")
     example = request.args.get("example", "")
@@ -303,7 +304,7 @@ def query() -> Response:
         try:
             answer = sparql.evaluate(backend, params, media.BY_KEY["html"], media.BY_KEY["turtle"])
         except ApiError as error:
-            if error.status != 400:
+            if error.status != 400 or not media.prefers_html(request.accept_mimetypes):
                 raise
             refused = error  # said above the form, which keeps the query
         else:
@@ -311,6 +312,9 @@ def query() -> Response:
                 graph_text = answer.body.decode("utf-8")
             else:
                 names, rows = table(answer)
+    # An error page says nothing but the error: the examples (whose comments name the server's
+    # files) are left to the page without one.
+    examples = {} if refused else backend.catalogue
     response = _render(
         "query",
         "Query",
@@ -320,9 +324,9 @@ def query() -> Response:
         answer=answer,
         graph_text=graph_text,
         refused=refused,
-        examples=list(backend.catalogue.values()),
+        examples=list(examples.values()),
         prefixes=prefixes.PREDECLARED,
-        editor=editor.page(backend.base_url() + "sparql", backend.catalogue),
+        editor=editor.page(backend.base_url() + "sparql", examples),
     )
     if refused is not None:
         response.status_code = refused.status
