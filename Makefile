@@ -12,7 +12,15 @@ WORKERS ?= 2
 
 .PHONY: run test lint install bench browser virtuoso
 
-install: $(VENV)/.installed
+install: $(VENV)/.installed node_modules/.installed
+
+# The SPARQL editor (YASGUI, pinned in package.json and package-lock.json), from the npm
+# registry into node_modules/, where the app serves it from; without npm the query page is its
+# plain form, and this says so.
+node_modules/.installed: package.json package-lock.json
+	@if command -v npm >/dev/null; then \
+	  npm ci --omit=dev --no-audit --no-fund --ignore-scripts --loglevel=error && touch $@; \
+	else echo "no npm: the SPARQL editor is not installed (the query page is its plain form)" >&2; fi
 
 $(VENV)/.installed: pyproject.toml .ci/constraints.txt
 	$(PYTHON) -m venv $(VENV)

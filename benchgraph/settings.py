@@ -255,6 +255,15 @@ SETTINGS = (
         command="serve",
     ),
     Setting(
+        "editor_assets",
+        "",
+        "The folder of the SPARQL editor's files (YASGUI's build, which `make install` puts in "
+        "node_modules/@zazuko/yasgui/build); empty: that folder of the checkout when present, "
+        "else the query page is its plain form.",
+        "path",
+        command="serve",
+    ),
+    Setting(
         "write_token_file",
         "",
         "A file holding the token of the write API (POST /pages, DELETE /pages/…; see Write "

@@ -25,6 +25,11 @@ _RDFLIB = re.compile(r"\s*\(at char \d+\), \(line:(\d+), col:(\d+)\)")
 _RDFLIB_PREFIX = re.compile(r"Unknown namespace prefix : (\S*)")
 _CLOSERS = {"(": ")", "{": "}", "[": "]"}
 _CUT = 120  # characters of an engine's message that are kept
+# Oxigraph's "expected X" / "expected one of X, Y, …", whose list may hold character classes
+# (['A' ..= 'Z' | '\\u{00C0}'..='\\u{00D6}' | …], [_]): those are left out of what is said.
+_OXIGRAPH_EXPECTED = re.compile(r"\s*expected ")
+_CLASS = re.compile(r"\[(?:_|'[^\]]*)\]", re.DOTALL)
+_SHOWN = 6  # items of an expectation that are said
 
 
 @dataclass(frozen=True)
@@ -107,13 +112,32 @@ def _said(detail: str, found: list[Token], offset: int) -> tuple[str, int]:
     if at is None:
         if stack:
             return f"unexpected end of query: expected '{_CLOSERS[stack[-1].text]}'", end
-        expected = _first_line(detail)
-        plain = len(expected) <= 80 and "..=" not in expected and "\\u{" not in expected
-        return "unexpected end of query" + (f" ({expected})" if plain else ""), end
+        return _found("unexpected end of query", detail), end
     closer = _CLOSERS[stack[-1].text] if stack else ""
     if closer and at.text != closer and f'"{closer}"' in detail:
         return f"expected '{closer}'", end
+    if _OXIGRAPH_EXPECTED.match(detail) and at.start == offset:
+        return _found(f"unexpected {_shown(at.text)}", detail), offset
     return _first_line(detail), offset
+
+
+def _found(what: str, detail: str) -> str:
+    """``what`` was found, followed by the engine's expectation in ``detail`` (oxigraph's
+    ``expected one of …``) in short: its words and punctuation, at most a few, without the
+    character classes it lists (Unicode ranges nobody can act on)."""
+    if not _OXIGRAPH_EXPECTED.match(detail):
+        return what
+    listed = _CLASS.sub("", " ".join(detail.split()).split("expected", 1)[1])
+    items = [i.strip() for i in listed.removeprefix(" one of").split(",") if i.strip()]
+    if not items:
+        return what
+    shown = ", ".join(items[:_SHOWN]) + (", …" if len(items) > _SHOWN else "")
+    return f"{what}; expected {'one of ' if len(items) > 1 else ''}{shown}"
+
+
+def _shown(text: str) -> str:
+    """A token of the query, quoted, cut short when long."""
+    return repr(text if len(text) <= 30 else text[:29] + "…")
 
 
 def _closed(token: Token) -> bool:

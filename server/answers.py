@@ -55,12 +55,12 @@ def table(answer: Answered) -> tuple[list[str], list[list[dict[str, str]]]]:
     return names, rows
 
 
-def alternatives() -> list[tuple[str, str]]:
-    """Links to this GET request's answer in each results format (for the HTML page)."""
+def alternatives(kind: media.Kind = "results") -> list[tuple[str, str]]:
+    """Links to this GET request's answer in each format of ``kind`` (for the HTML page)."""
     if request.method != "GET":
         return []
     links = []
-    for m in media.of_kind("results"):
+    for m in media.of_kind(kind):
         args = request.args.to_dict(flat=False)
         args["format"] = [m.key]
         links.append((m.key, f"{request.path}?{urlencode(args, doseq=True)}"))
@@ -68,17 +68,20 @@ def alternatives() -> list[tuple[str, str]]:
 
 
 def respond(answer: Answered, page: bool = False, title: str = "", **context: object) -> Response:
-    """The response for ``answer``: its body as serialised, or (``page``) an HTML table of it
-    (the answer must then be SPARQL JSON)."""
+    """The response for ``answer``: its body as serialised, or (``page``) an HTML page of it:
+    a table of a SPARQL JSON answer, the text of a graph (Turtle, say) under its query."""
     if page:
-        names, rows = table(answer)
+        graph = answer.kind == "triples"
+        names, rows = ([], []) if graph else table(answer)
         text = render_template(
             "table.html",
             title=title,
             names=names,
             rows=rows,
             answer=answer,
-            links=alternatives(),
+            graph=graph,
+            graph_text=answer.body.decode("utf-8") if graph else "",
+            links=alternatives("graph" if graph else "results"),
             **context,
         )
         response = Response(text, content_type=media.BY_KEY["html"].content_type)

@@ -6,8 +6,9 @@ stops it here, naming the file and line) and registers one blueprint per surface
 protocol (``/sparql``), the named queries (``/queries``), the API description (``/`` and
 ``/openapi.json``), the linked data (``/id/...``, ``/void``), the dumps (``/dump.*``), the site
 (``/site``, the indexes ``/site/<kind>``, ``/page/...``), with its charts over time, the badges
-and embeds (``/badge/...``, ``/embed/...``), the changes feed (``/changes.atom``) and, with a
-write token file, the write API (``/pages``). Nothing is read at import time.
+and embeds (``/badge/...``, ``/embed/...``), the changes feed (``/changes.atom``), the SPARQL
+editor's files (``/editor/...``) and, with a write token file, the write API (``/pages``).
+Nothing is read at import time.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from server import (
     cors,
     docs,
     dumps,
+    editor,
     errors,
     feed,
     indexes,
@@ -80,6 +82,7 @@ def create_app(config: Mapping[str, object] | None = None, gate: Gate | None = N
     app.register_blueprint(private.blueprint)
     app.register_blueprint(progress.blueprint)
     app.register_blueprint(badges.blueprint)
+    editor.register(app, str(values["editor_assets"]))
     if token is not None:
         if gate is None:
             raise SettingError(

@@ -243,8 +243,61 @@ def openapi_document(
     }
 
 
+def _editor_operations() -> dict[str, Any]:
+    """The SPARQL editor's files (see :mod:`server.editor`), which the query page loads."""
+    return {
+        "/editor/assets/{name}": {
+            "get": {
+                "operationId": "editorAsset",
+                "tags": ["site"],
+                "summary": "A file of the SPARQL editor (YASGUI's build: yasgui.min.js, "
+                "yasgui.min.css), cached for a year; 404 when the editor is not installed "
+                "(`make install` installs it)",
+                "parameters": [
+                    {
+                        "name": "name",
+                        "in": "path",
+                        "required": True,
+                        "schema": {"type": "string"},
+                        "description": "The file's path in YASGUI's build folder.",
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "The file",
+                        "content": {"text/javascript": {}, "text/css": {}},
+                    },
+                    **_error_responses("404"),
+                },
+            }
+        },
+        "/editor/prefixes.json": {
+            "get": {
+                "operationId": "editorPrefixes",
+                "tags": ["site"],
+                "summary": "The predeclared prefixes (prefix: namespace), which the editor "
+                "completes after PREFIX",
+                "responses": {
+                    "200": {
+                        "description": "The prefixes",
+                        "content": {
+                            "application/json": {
+                                "schema": {
+                                    "type": "object",
+                                    "additionalProperties": {"type": "string", "format": "iri"},
+                                }
+                            }
+                        },
+                    }
+                },
+            }
+        },
+    }
+
+
 def _read_paths(catalogue: dict[str, NamedQuery]) -> dict[str, Any]:
-    """The operations that read: SPARQL, the catalogue, each named query, the dumps."""
+    """The operations that read: SPARQL, the catalogue, each named query, the dumps, the
+    editor's files."""
     paths: dict[str, Any] = {"/sparql": _sparql_operation()}
     paths["/queries"] = {
         "get": {
@@ -262,6 +315,7 @@ def _read_paths(catalogue: dict[str, NamedQuery]) -> dict[str, Any]:
     paths.update(surfaces_doc.operations(_error_responses))
     paths.update(badges.operations(_error_responses))
     paths.update(indexes.operations(_error_responses))
+    paths.update(_editor_operations())
     return paths
 
 

@@ -33,7 +33,7 @@ from werkzeug.wrappers import Response as WerkzeugResponse
 from benchgraph import asof, graphs, iris, media, prefixes
 from benchgraph import vocab as V
 from benchgraph.queries import QueryError
-from server import charts, claims_pages, ranks, sparql
+from server import charts, claims_pages, editor, ranks, sparql
 from server.answers import table
 from server.backend import current
 from server.engine import Answered
@@ -283,8 +283,11 @@ def search() -> Response:
 
 @blueprint.get("/query")
 def query() -> Response:
-    """A SPARQL form; with ``query``, its answer as a table under it; with ``example``, the
-    form holding that named query's text, to edit before it runs (it needs a parameter)."""
+    """A SPARQL form, with the SPARQL editor over it when installed (:mod:`server.editor`);
+    with ``query``, its answer as a table under it (a refused query: for a browser, 400 said
+    above the form holding it, without the examples; for others, the error in its shape);
+    with ``example``, the form holding that named query's text, to edit before it runs (it
+    needs a parameter)."""
     backend = current()
     text = request.args.get("query", "")
     example = request.args.get("example", "")
@@ -297,14 +300,24 @@ def query() -> Response:
     rows: list[list[dict[str, str]]] = []
     answer = None
     graph_text = ""
+    refused = None
     if text.strip():
         params = sparql.Protocol(query=text)
-        answer = sparql.evaluate(backend, params, media.BY_KEY["html"], media.BY_KEY["turtle"])
-        if answer.kind == "triples":
-            graph_text = answer.body.decode("utf-8")
+        try:
+            answer = sparql.evaluate(backend, params, media.BY_KEY["html"], media.BY_KEY["turtle"])
+        except ApiError as error:
+            if error.status != 400 or not media.prefers_html(request.accept_mimetypes):
+                raise
+            refused = error  # said above the form, which keeps the query
         else:
-            names, rows = table(answer)
-    return _render(
+            if answer.kind == "triples":
+                graph_text = answer.body.decode("utf-8")
+            else:
+                names, rows = table(answer)
+    # An error page says nothing but the error: the examples (whose comments name the server's
+    # files) are left to the page without one.
+    examples = {} if refused else backend.catalogue
+    response = _render(
         "query",
         "Query",
         query=text or edited,
@@ -312,9 +325,14 @@ def query() -> Response:
         rows=rows,
         answer=answer,
         graph_text=graph_text,
-        examples=list(backend.catalogue.values()),
+        refused=refused,
+        examples=list(examples.values()),
         prefixes=prefixes.PREDECLARED,
+        editor=editor.page(backend.base_url() + "sparql", examples),
     )
+    if refused is not None:
+        response.status_code = refused.status
+    return response
 
 
 @blueprint.get("/page/<path:path>")

@@ -6,7 +6,8 @@
   the query's ``FROM`` / ``FROM NAMED``. Without any, the default graph is the merged view
   (each triple of the page graphs once) and every page and report graph is a named graph.
 - The answer's format follows ``format`` (a media type or a short name, for browsers), else the
-  ``Accept`` header; 406 when nothing acceptable fits the answer.
+  ``Accept`` header; 406 when nothing acceptable fits the answer. A CONSTRUCT or DESCRIBE asked
+  for as an HTML page (``format=html``) is shown as Turtle in a page.
 - ``GET /sparql`` without a query answers the Service Description (HTML for browsers: the same
   description as a page, with a query form).
 - A query may use the predeclared prefixes (``bg:``, ``rdfs:``, …: :mod:`benchgraph.prefixes`)
@@ -142,11 +143,13 @@ def endpoint() -> Response:
     accept = request.accept_mimetypes
     results = media.choose(media.of_kind("results", "page"), accept, params.formats)
     graph = media.choose(media.of_kind("graph"), accept, params.formats)
-    answer = evaluate(backend, params, results, graph)
     page = results is not None and results.kind == "page"
+    if page and graph is None:
+        graph = media.BY_KEY["turtle"]  # a page shows a graph as Turtle text
+    answer = evaluate(backend, params, results, graph)
     return respond(
         answer,
-        page=page and answer.kind != "triples",
+        page=page,
         title="SPARQL query results",
         query=params.query,
     )

@@ -67,6 +67,20 @@ def test_other_messages_are_the_engines_first_line_cut_short() -> None:
     assert len(long.message) == 120 and long.message.endswith("…")
 
 
+def test_an_expectation_is_said_without_the_engines_character_ranges() -> None:
+    # Oxigraph's "expected one of" lists Unicode ranges ('\u{00C0}'..='\u{00D6}' | …) a reader
+    # cannot act on; what was found and the words it expected are said instead.
+    text = "SELECT * WHERE { ?s ?p ?o } ORDER BY"
+    with pytest.raises(SyntaxError) as caught:
+        ox.Store().query(text)
+    assert "..=" in str(caught.value)  # what the engine says
+    problem = refused(text)
+    assert (problem.line, problem.column) == (1, len(text) + 1)
+    assert problem.message == 'unexpected end of query; expected one of "$", "(", ":", "<", "?"'
+    found = refused("SELEC ?x WHERE { ?x ?p ?o }")
+    assert found.message == "unexpected 'WHERE'; expected CONSTRUCT"
+
+
 def test_rdflib_messages_are_read_too() -> None:
     text = "SELECT ?x WHERE {\n ?x ?p ?o .\n FILTER(?x = 1\n}"
     problem = syntax.explain(

@@ -121,8 +121,14 @@ def test_the_installed_wheel_ingests_answers_validates_and_serves(
             request = urllib.request.Request(url, headers=accept)
             with urllib.request.urlopen(request, timeout=PATIENCE) as answer:  # loopback only
                 served = json.loads(answer.read())
+            # A wheel carries no SPARQL editor: the query page is its form, and says so.
+            page = urllib.request.Request(f"{found.group(1)}query", headers={"Accept": "text/html"})
+            with urllib.request.urlopen(page, timeout=PATIENCE) as answer:  # loopback only
+                query_page = answer.read().decode("utf-8")
         finally:
             server.terminate()
             server.wait(PATIENCE)
     assert served["results"]["bindings"] == json.loads(asked.stdout)["results"]["bindings"]
+    assert "make install" in query_page and "<textarea" in query_page
+    assert "/editor/assets/" not in query_page
     assert server.returncode == 0, log.read_text()

@@ -88,6 +88,8 @@ NOT_LINKED = {
     "show; the OpenAPI document describes it",
     "/embed/<path:benchmark>": "one per benchmark, for other sites' iframes; the OpenAPI "
     "document describes it",
+    "/editor/assets/<path:name>": "the SPARQL editor's files, which /query loads",
+    "/editor/prefixes.json": "the prefixes the editor of /query completes",
 }
 
 

@@ -119,14 +119,19 @@ def test_query_form_answers_as_a_table(driver: Any, seeds_server: Any, tmp_path:
     from selenium.webdriver.support import expected_conditions as EC
     from selenium.webdriver.support.ui import WebDriverWait
 
-    driver.get(seeds_server.url + "query")
-    box = driver.find_element(By.CSS_SELECTOR, "form textarea[name=query]")
-    box.clear()
-    box.send_keys(COUNT_RESULTS)
-    driver.find_element(By.XPATH, "//form[textarea]//button[not(@formaction)]").click()
-    table = WebDriverWait(driver, 15).until(
-        EC.presence_of_element_located((By.CSS_SELECTOR, "table.answer"))
-    )
+    # The form as it works without JavaScript (with it, the editor takes its place).
+    driver.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
+    try:
+        driver.get(seeds_server.url + "query")
+        box = driver.find_element(By.CSS_SELECTOR, "form textarea[name=query]")
+        box.clear()
+        box.send_keys(COUNT_RESULTS)
+        driver.find_element(By.XPATH, "//form[textarea]//button[not(@formaction)]").click()
+        table = WebDriverWait(driver, 15).until(
+            EC.presence_of_element_located((By.CSS_SELECTOR, "table.answer"))
+        )
+    finally:
+        driver.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": False})
     headers = [th.text for th in table.find_elements(By.CSS_SELECTOR, "thead th")]
     assert headers == ["results"]
     rows = table.find_elements(By.CSS_SELECTOR, "tbody tr")
