@@ -265,7 +265,10 @@ def _editor_operations() -> dict[str, Any]:
                 "responses": {
                     "200": {
                         "description": "The file",
-                        "content": {"text/javascript": {}, "text/css": {}},
+                        "content": {
+                            m: {"schema": surfaces_doc.schema(m)}
+                            for m in ("text/javascript", "text/css")
+                        },
                     },
                     **_error_responses("404"),
                 },

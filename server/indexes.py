@@ -22,6 +22,7 @@ from server import tables
 from server.backend import current
 from server.errors import ApiError
 from server.site_queries import select
+from server.surfaces_doc import schema
 from server.tables import Column
 
 blueprint = Blueprint("indexes", __name__, template_folder="templates")
@@ -159,7 +160,10 @@ def operations(errors: Callable[..., dict[str, Any]]) -> dict[str, Any]:
                 "responses": {
                     "200": {
                         "description": "The page, or the rows shown as CSV or JSON",
-                        "content": {"text/html": {}, "text/csv": {}, "application/json": {}},
+                        "content": {
+                            m: {"schema": schema(m)}
+                            for m in ("text/html", "text/csv", "application/json")
+                        },
                     },
                     **errors("400"),
                 },

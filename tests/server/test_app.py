@@ -83,6 +83,7 @@ NOT_LINKED = {
     "/_store/graphs": "the store owner's path (benchgraph.store.served), not the public surface",
     "/_store/triples": "the store owner's path",
     "/_store/quads": "the store owner's path",
+    "/site/<kind>": "one per kind of resource: /site's counts link each index",
     "/ontology": "the vocabulary again, under the name ontology tools look for: / links /ns",
     "/badge/<path:benchmark>/<method>.svg": "one per method and benchmark, for other sites to "
     "show; the OpenAPI document describes it",
