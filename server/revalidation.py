@@ -8,7 +8,8 @@ the generation's time. A ``GET`` or ``HEAD`` whose ``If-None-Match`` or ``If-Mod
 still holds is answered 304 before anything is queried or drawn; any other answer of 200 gets
 both headers, and ``Cache-Control: no-cache`` (use it, but ask first). The surfaces covered are
 the blueprints named in :data:`PAGES` (the site: ``/site``, ``/page/...``, ``/search``,
-``/query``; the indexes ``/site/<kind>``; the badges and embeds); the feed, the named queries, the linked data and the dumps set their own.
+``/query``; the indexes ``/site/<kind>``; the badges and embeds); the feed, the named
+queries, the linked data and the dumps set their own.
 """
 
 from __future__ import annotations

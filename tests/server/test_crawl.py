@@ -1,6 +1,7 @@
 """Every link alive: a crawl from ``/`` that follows each internal link of every HTML page a
 browser is served (``href`` and ``src``), on a real server, and fails on any answer that is not
-2xx (a redirect is followed, as a browser follows it)."""
+2xx (a redirect is followed, as a browser follows it): over 100 generated pages and the pages
+where sources disagree. The seeds are crawled, their forms sent too, by tests/site/test_crawl.py."""
 
 from __future__ import annotations
 
@@ -43,14 +44,6 @@ def crawl(base: str) -> tuple[set[str], dict[str, tuple[int, str]]]:
                 seen.add(target)
                 todo.append((target, url))
     return seen, failed
-
-
-def test_every_link_of_the_seeds_site_answers(seeds_server: Live) -> None:
-    seen, failed = crawl(seeds_server.url)
-    assert len(seen) > 300, len(seen)  # the whole site: boards, resources, queries, vocabulary
-    kinds = {urllib.parse.urlsplit(u).path.split("/")[1] for u in seen}
-    assert {"page", "id", "queries", "query", "ns", "void"} <= kinds, kinds
-    assert not failed, failed
 
 
 @pytest.fixture(scope="module")
