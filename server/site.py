@@ -57,6 +57,7 @@ KINDS = {
     V.Task: "task",
     V.Dataset: "dataset",
     V.Claim: "claim",  # drawn by server.claims_pages
+    V.Metric: "metric",
 }
 # What each kind of reporting source is called on its page.
 REPORTERS = {V.Paper: "paper", V.ModelCard: "model card", V.ReportingDocument: "document"}
@@ -395,6 +396,15 @@ def page(path: str) -> Response | WerkzeugResponse:
         context["report"], context["findings"] = _findings(iri)
         context["results"] = select("results", role=ox.NamedNode(V.wasDerivedFrom), resource=node)
         title = f"Source page {label}"
+    elif kind == "metric":
+        referrers = select("referrers", resource=node)
+        context["benchmarks"] = [r for r in referrers if r["property"] == V.hasMetric]
+        context["results"] = select("results", role=ox.NamedNode(V.metric), resource=node)
+        direction = _first(props, V.direction)
+        context["direction"] = _direction(direction) if direction else ""
+        context["inferred"] = _first(props, V.directionInferred) == "true"
+        context["unit"], context["chance"] = _first(props, V.unit), _first(props, V.chanceLevel)
+        title = f"Metric {label}"
     elif kind in SCOPES:
         role = ox.NamedNode(SCOPES[kind])
         benchmarks = select("benchmarks", role=role, resource=node)
