@@ -38,3 +38,14 @@ def test_the_compare_page_leads_with_the_verdict_and_keeps_the_pairs_in_details(
         assert any(s.startswith(f"{said}: {count} pair") for s in shown), (verdict, shown)
     details = root.find("details")
     assert details is not None and details.find("table") is not None
+
+
+def test_the_compare_page_links_back_to_its_benchmark(seeds_site: FlaskClient) -> None:
+    """The way back went to a search for the benchmark's IRI, not to its page."""
+    params = json.loads(GOLDEN.read_text(encoding="utf-8"))["params"]
+    reply = seeds_site.get(f"/queries/compare?{urlencode(params)}", headers={"Accept": "text/html"})
+    back = [a for a in parse(reply.get_data(as_text=True)).iter("a") if "Back to" in a.text]
+    assert len(back) == 1
+    target = back[0].attrs["href"]
+    assert target.startswith("/page/benchmark/")
+    assert seeds_site.get(target).status_code == 200
