@@ -24,6 +24,7 @@ from benchgraph.settings import SettingError
 from server import (
     aliases,
     badges,
+    board_order,
     compression,
     cors,
     docs,
@@ -76,6 +77,7 @@ def create_app(config: Mapping[str, object] | None = None, gate: Gate | None = N
     app.register_blueprint(linked.blueprint)
     app.register_blueprint(dumps.blueprint)
     app.register_blueprint(site.blueprint)
+    app.register_blueprint(board_order.blueprint)
     app.register_blueprint(indexes.blueprint)
     app.register_blueprint(feed.blueprint)
     app.register_blueprint(vocabulary.blueprint)

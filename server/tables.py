@@ -149,7 +149,7 @@ def show(columns: Sequence[Column], rows: list[Row], seen: View) -> Shown:
         rows = [r for r in rows if any(text in r.get(c.key, "").casefold() for c in columns)]
     if seen.sort:
         column = next(c for c in columns if c.key == seen.sort)
-        rows = sorted(rows, key=lambda r: _order(r.get(column.key, ""), column.numeric))
+        rows = sorted(rows, key=lambda r: order_key(r.get(column.key, ""), column.numeric))
         if seen.descending:
             rows.reverse()
     pages = max(1, math.ceil(len(rows) / seen.size))
@@ -159,8 +159,9 @@ def show(columns: Sequence[Column], rows: list[Row], seen: View) -> Shown:
     return Shown(columns, seen, rows[start : start + seen.size], len(rows), pages)
 
 
-def _order(value: str, numeric: bool) -> tuple[int, float, str]:
-    """A sort key: empty values first, numbers by value, text without regard to case."""
+def order_key(value: str, numeric: bool) -> tuple[int, float, str]:
+    """The sort key of a cell's ``value``: empty values first, numbers by value, text without
+    regard to case."""
     if not value:
         return (0, 0.0, "")
     if numeric:

@@ -85,10 +85,10 @@ def test_an_unknown_benchmark_is_exit_two_suggesting_a_benchmark(examples) -> No
 @pytest.mark.parametrize(
     ("given", "meant"),
     [
-        ("prompt recovery on laion", LAION),  # case
         ("Prompt-Recovery on LAION", LAION),  # punctuation
+        ("prompt-recovery on laion", LAION),  # punctuation, in other case
         ("Prompt Recovery on LIAON", LAION),  # a typo
-        ("composet", "CompoSET"),  # a dataset's name, in other case
+        ("compo-set", "CompoSET"),  # a dataset's name, spelled loosely
         ("art 500k", "ART500K"),
     ],
 )
@@ -108,10 +108,15 @@ def test_an_unknown_metric_is_exit_two_suggesting_one_of_the_benchmarks(examples
     assert code == 2
     assert f"parameter 'metric': benchmark {LAION!r} has no metric named {typo!r}" in stderr
     assert suggested(stderr) in mine
-    assert (
-        suggested(query(store, "leaderboard", benchmark=LAION, metric=primary.upper())[1])
-        == primary
-    )
+
+
+def test_names_in_another_case_are_the_names_themselves(examples) -> None:
+    """Benchmark and metric names match without regard to case, as method names do."""
+    store, index = examples
+    primary = sorted(metric_names(index, benchmark_named(index, LAION)))[0]
+    code, _, rows = query(store, "leaderboard", benchmark=LAION.lower(), metric=primary.upper())
+    assert code == 0 and len(rows) > 1
+    assert rows == query(store, "leaderboard", benchmark=LAION, metric=primary)[2]
 
 
 def test_a_metric_of_another_benchmark_is_exit_two_listing_the_benchmarks_metrics(examples) -> None:

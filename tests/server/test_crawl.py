@@ -17,8 +17,10 @@ from support import REPO, build_store
 from support.html import parse
 from support.live import Live, fetch
 
-# Links that are not pages to read: the dumps (whole-store downloads, checked elsewhere).
-_NOT_FOLLOWED = ("/dump.",)
+# Links that are not pages to read: the dumps (whole-store downloads, checked elsewhere); and
+# another order of a table already fetched (tests/site/test_indexes.py and test_board_order.py
+# check each order; the seeds' crawl, tests/site/test_crawl.py, follows them all).
+_NOT_FOLLOWED = ("/dump.", "_sort=", "_sort_desc=")
 
 
 def crawl(base: str) -> tuple[set[str], dict[str, tuple[int, str]]]:

@@ -78,7 +78,7 @@ def test_a_metric_of_another_benchmark_is_404_listing_the_benchmarks_metrics(
 
 
 def test_genai_bench_spelled_loosely_suggests_it(seeds_server: Any, http: Any) -> None:
-    for given in ("genai bench", "GENAI-BENCH", "GenAI-Bnech"):
+    for given in ("genai bench", "GENAI BENCH", "GenAI-Bnech"):
         url = http.url(f"{seeds_server.url}queries/leaderboard", benchmark=given)
         assert refused(http.fetch(url), "benchmark")["suggestions"][0] == "GenAI-Bench"
 

@@ -134,7 +134,7 @@ def test_the_headline_answers_hold(any_store: Store) -> None:
 @pytest.mark.parametrize(
     ("name", "values", "meant"),
     [
-        ("leaderboard", {"benchmark": "prompt recovery on laion"}, "Prompt Recovery on LAION"),
+        ("leaderboard", {"benchmark": "prompt-recovery on laoin"}, "Prompt Recovery on LAION"),
         ("leaderboard", {"benchmark": "CompoSET", "metric": "group acuracy"}, "Group accuracy"),
         ("results-reported-by-paper", {"paper": "CompoSET paper v2"}, "CompoSET paper v1"),
     ],
