@@ -13,18 +13,14 @@ from urllib.parse import parse_qs
 import pytest
 import test_asof
 from support import build_store, dated
+from support.browser import MISSING, chrome, installed, screenshot
 from support.live import Live
 from test_history import sha16
 
 from benchgraph import vocab as V
 from benchgraph.store import holder
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
-pytestmark = pytest.mark.skipif(
-    not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
-    reason="/usr/bin/chromium or /usr/bin/chromedriver is not installed",
-)
+pytestmark = pytest.mark.skipif(not installed(), reason=MISSING)
 
 GENAI = "page/benchmark/prompt-to-prompt-semantic-composition/genai-bench"
 COMPOSET = "page/benchmark/composet/composet"
@@ -53,37 +49,7 @@ COUNT_RESULTS = (
 
 @pytest.fixture(scope="module")
 def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    with pytest.MonkeyPatch.context() as patch:
-        # Never let Selenium Manager look for (or download) a driver: the path is given.
-        patch.setenv("SE_OFFLINE", "true")
-        yield from _chrome(tmp_path_factory)
-
-
-def _chrome(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for argument in (
-        "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--no-first-run", "--window-size=1200,1400",
-        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
-    ):  # fmt: skip
-        options.add_argument(argument)
-    browser = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    browser.set_page_load_timeout(30)
-    try:
-        yield browser
-    finally:
-        browser.quit()
-
-
-def screenshot(driver: Any, path: Path) -> None:
-    assert driver.save_screenshot(str(path))
-    assert path.is_file() and path.stat().st_size > 0
-    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    yield from chrome(tmp_path_factory)
 
 
 def test_each_cohort_chart_has_one_bar_per_row(

@@ -10,40 +10,17 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
+from support.browser import MISSING, chrome, installed
 from support.live import Live
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
 GOLDEN = Path(__file__).parents[1] / "data" / "golden" / "queries" / "compare.json"
 
-pytestmark = pytest.mark.skipif(
-    not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
-    reason="/usr/bin/chromium or /usr/bin/chromedriver is not installed",
-)
+pytestmark = pytest.mark.skipif(not installed(), reason=MISSING)
 
 
 @pytest.fixture(scope="module")
 def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("SE_OFFLINE", "true")  # never let Selenium Manager look for a driver
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-
-        options = webdriver.ChromeOptions()
-        options.binary_location = str(CHROMIUM)
-        for argument in (
-            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            "--no-first-run", "--window-size=1280,900",
-            f"--user-data-dir={tmp_path_factory.mktemp('chromium-compare')}",
-        ):  # fmt: skip
-            options.add_argument(argument)
-        browser = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-        browser.set_page_load_timeout(30)
-        try:
-            yield browser
-        finally:
-            browser.quit()
+    yield from chrome(tmp_path_factory, size="1280,900")
 
 
 def test_the_verdict_is_in_view_at_1280_px_and_the_pairs_open_on_click(

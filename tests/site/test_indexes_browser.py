@@ -9,39 +9,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.browser import MISSING, chrome, installed
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
-pytestmark = pytest.mark.skipif(
-    not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
-    reason="/usr/bin/chromium or /usr/bin/chromedriver is not installed",
-)
+pytestmark = pytest.mark.skipif(not installed(), reason=MISSING)
 SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "index.png"
 
 
 @pytest.fixture(scope="module")
 def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    with pytest.MonkeyPatch.context() as patch:
-        # Never let Selenium Manager look for (or download) a driver: the path is given.
-        patch.setenv("SE_OFFLINE", "true")
-        options = webdriver.ChromeOptions()
-        options.binary_location = str(CHROMIUM)
-        for argument in (
-            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            "--no-first-run", "--window-size=1200,900",
-            f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
-        ):  # fmt: skip
-            options.add_argument(argument)
-        browser = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-        browser.set_page_load_timeout(30)
-        try:
-            yield browser
-        finally:
-            browser.quit()
+    yield from chrome(tmp_path_factory, size="1200,900")
 
 
 def _rows(browser: Any) -> list[list[str]]:

@@ -19,8 +19,9 @@ def installed() -> bool:
     return CHROMIUM.exists() and CHROMEDRIVER.exists()
 
 
-def chrome(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """A headless Chromium with a fresh profile, quit at the end."""
+def chrome(tmp_path_factory: pytest.TempPathFactory, size: str = "1200,1400") -> Iterator[Any]:
+    """A headless Chromium with a fresh profile and a window of ``size`` ("WIDTH,HEIGHT"),
+    quit at the end."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -29,7 +30,7 @@ def chrome(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     for argument in (
         "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--no-first-run", "--window-size=1200,1400",
+        "--no-first-run", f"--window-size={size}",
         f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
     ):  # fmt: skip
         options.add_argument(argument)
