@@ -8,25 +8,18 @@ from pathlib import Path
 
 import pytest
 from flask.testing import FlaskClient
-from support import EXAMPLES, build_store, copy_store
+from support import EXAMPLES, build_store, copy_store, site_client
 from support.dated import build_dated_store
 from support.live import Live
 
 from benchgraph.store.embedded import EmbeddedStore
 from ingest.loader import ingest_file
-from server.app import create_app
 
 HOSTILE = "<script>alert(1)</script>"
 
 
 def _client(store: Path, factory: pytest.TempPathFactory) -> Iterator[FlaskClient]:
-    """A test client of an app over a copy of ``store``: the app holds its store for writing
-    in this process, where the tests read ``store`` itself."""
-    copy = copy_store(store, factory.mktemp("site") / "store")
-    app = create_app({"store": str(copy), "workers": 1})
-    app.config["TESTING"] = True
-    yield app.test_client()
-    app.extensions["benchgraph"].pool.close()
+    yield from site_client(store, factory)
 
 
 def _served(store: Path, factory: pytest.TempPathFactory, name: str) -> Iterator[Live]:

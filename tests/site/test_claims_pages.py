@@ -13,7 +13,7 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 from flask.testing import FlaskClient
-from support import Index, build_store, copy_store
+from support import Index, build_store, copy_store, site_client
 from support.html import Element, parse, table_rows
 
 from benchgraph import answering, queries
@@ -40,11 +40,7 @@ def claims_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def claims_site(
     claims_store: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[FlaskClient]:
-    copy = copy_store(claims_store, tmp_path_factory.mktemp("claims-site") / "store")
-    app = create_app({"store": str(copy), "workers": 1})
-    app.config["TESTING"] = True
-    yield app.test_client()
-    app.extensions["benchgraph"].pool.close()
+    yield from site_client(claims_store, tmp_path_factory)
 
 
 def ask(store: Path, name: str, **values: str) -> list[dict[str, str]]:

@@ -17,12 +17,11 @@ from typing import Any
 import pyoxigraph as ox
 import pytest
 from flask.testing import FlaskClient
-from support import copy_store
+from support import site_client
 from support.dated import ART, LAION, running_best, stored_points
 
 from benchgraph import vocab as V
 from server import timeline
-from server.app import create_app
 
 SVG = "{http://www.w3.org/2000/svg}"
 GENAI = "benchmark/prompt-to-prompt-semantic-composition/genai-bench"
@@ -33,11 +32,7 @@ COMPOSET = "benchmark/composet/composet"
 def dated_site(
     dated_store: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[FlaskClient]:
-    copy = copy_store(dated_store, tmp_path_factory.mktemp("dated-site") / "store")
-    app = create_app({"store": str(copy), "workers": 1})
-    app.config["TESTING"] = True
-    yield app.test_client()
-    app.extensions["benchgraph"].pool.close()
+    yield from site_client(dated_store, tmp_path_factory)
 
 
 def over_time(client: FlaskClient, benchmark: str) -> list[ET.Element]:

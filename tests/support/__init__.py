@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -208,3 +209,16 @@ def await_holding(process: subprocess.Popen[str], store: Path) -> None:
     while process.poll() is None and getattr(holder.read(store), "pid", None) != process.pid:
         assert time.monotonic() < deadline, f"process {process.pid} never said it holds {store}"
         time.sleep(0.01)  # how often to look, not how long to wait
+
+
+def site_client(store: Path, factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A Flask test client of an app over a copy of ``store`` (the app holds the copy for
+    writing in this process, where the tests read ``store`` itself); its workers stopped at
+    the end."""
+    from server.app import create_app
+
+    copy = copy_store(store, factory.mktemp("site") / "store")
+    app = create_app({"store": str(copy), "workers": 1})
+    app.config["TESTING"] = True
+    yield app.test_client()
+    app.extensions["benchgraph"].pool.close()
