@@ -57,7 +57,7 @@ def ask(named: NamedQuery, values: Mapping[str, str], finder: Finder) -> Questio
 
 def bound(named: NamedQuery, bindings: Mapping[str, Term]) -> Question:
     """The question ``named`` asks with parameters already bound as terms (``bindings``)."""
-    return Question(named.text, bindings, asof.past(named, bindings))
+    return Question(named.text_for(bindings), bindings, asof.past(named, bindings))
 
 
 def run(

@@ -17,11 +17,13 @@ replaced by its IRI.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from pathlib import Path
 from typing import IO
 
@@ -29,6 +31,7 @@ from pyoxigraph import Literal, NamedNode
 
 from benchgraph import iris, prefixes, resources
 from benchgraph import vocab as V
+from benchgraph.sparqltext import tokens
 from benchgraph.suggest import Names
 
 _HEADER = re.compile(r"^#\+\s*(?P<key>\w+)\s*:\s*(?P<value>.*)$")
@@ -153,6 +156,72 @@ def _iri_or_label(text: str) -> NamedNode | Literal:
     return NamedNode(text) if text.startswith(("http://", "https://")) else Literal(text)
 
 
+SHACL = "http://www.w3.org/ns/shacl#"
+SHAPES = "https://w3id.org/benchgraph/shapes#"
+SEVERITIES = ("Violation", "Warning", "Info")
+
+
+def _to_severity(text: str) -> NamedNode:
+    """A SHACL severity: ``Warning`` (in any case), ``sh:Warning`` or its IRI."""
+    name = text.strip().removeprefix(SHACL).removeprefix("sh:")
+    found = [s for s in SEVERITIES if s.lower() == name.lower()]
+    if not found:
+        raise ValueError(
+            f"a severity is {', '.join(SEVERITIES[:-1])} or {SEVERITIES[-1]}, or its IRI in {SHACL}"
+        )
+    return NamedNode(SHACL + found[0])
+
+
+_SHAPE_LINE = re.compile(r"^bgsh:([A-Za-z][\w.-]*)", re.MULTILINE)
+
+
+def shape_names() -> list[str]:
+    """The local names of the shapes the shapes files declare (``Result-configuration``, ...),
+    sorted: each ``bgsh:`` name that opens a line of a ``shapes/*.ttl`` file."""
+    folder = resources.shapes_dir()
+    files = tuple((p, p.stat().st_mtime_ns) for p in sorted(folder.glob("*.ttl")))
+    return _shape_names(files)
+
+
+@lru_cache(maxsize=4)
+def _shape_names(files: tuple[tuple[Path, int], ...]) -> list[str]:
+    found = {m[1] for path, _ in files for m in _SHAPE_LINE.finditer(path.read_text("utf-8"))}
+    return sorted(found)
+
+
+def _to_shape(text: str) -> NamedNode:
+    """A shape of ``shapes/``: its local name (``Result-configuration``), ``bgsh:`` and it, or
+    its IRI."""
+    name = text.strip().removeprefix(SHAPES).removeprefix("bgsh:")
+    known = shape_names()
+    if name not in known:
+        near, _ = did_you_mean(name, known)
+        hint = f"did you mean {_alternatives(near)}? " if near else ""
+        raise ValueError(f"{hint}a kind is a shape of shapes/: its name, bgsh: and it, or its IRI")
+    return NamedNode(SHAPES + name)
+
+
+# The most rows a page of a paged query holds (its ``limit`` parameter's type).
+MAX_LIMIT = 10_000
+
+
+def _to_limit(text: str) -> Literal:
+    """A page's size: a whole number from 1 to :data:`MAX_LIMIT`."""
+    if not re.fullmatch(r"\s*\+?\d{1,6}\s*", text) or not 1 <= int(text) <= MAX_LIMIT:
+        raise ValueError(f"a page holds 1 to {MAX_LIMIT} rows")
+    return Literal(str(int(text)), datatype=NamedNode(V.XSD + "integer"))
+
+
+_POSITION = re.compile(r"[0-9a-f]{15}-[1-3][0-9a-f]{14}")
+
+
+def _to_position(text: str) -> Literal:
+    """A row's position in a paged answer, as its ``position`` column gives it."""
+    if not _POSITION.fullmatch(text.strip()):
+        raise ValueError("a position is the position column of a row of the page before")
+    return Literal(text.strip())
+
+
 # Parameter types: how a value given as text becomes an RDF term.
 CONVERTERS: dict[str, Callable[[str], NamedNode | Literal]] = {
     "paper": lambda text: NamedNode(iris.paper_from_user(text)),
@@ -167,6 +236,10 @@ CONVERTERS: dict[str, Callable[[str], NamedNode | Literal]] = {
     "precedence": _to_precedence,
     "benchmark": _iri_or_label,
     "metric": _iri_or_label,
+    "severity": _to_severity,
+    "shape": _to_shape,
+    "limit": _to_limit,
+    "position": _to_position,
 }
 
 
@@ -231,6 +304,25 @@ class NamedQuery:
                 message = f"{_shown(text)} is not a valid {p.type} ({detail})"
                 raise QueryError(f"{self.name}: parameter {p.name!r}: {message}", p.name) from None
         return bound
+
+    def text_for(self, bound: Mapping[str, object]) -> str:
+        """The query's text for the terms ``bound``: with a ``limit`` parameter (a paged
+        query), each ``LIMIT`` of the text takes its value; else the text as it is."""
+        sizes = [bound[p.name] for p in self.params if p.type == "limit" and p.name in bound]
+        return _limited(self.text, int(getattr(sizes[0], "value", 0))) if sizes else self.text
+
+
+def _limited(text: str, size: int) -> str:
+    """``text`` with the number of each of its ``LIMIT`` clauses replaced by ``size``."""
+    found = tokens(text)
+    out, done = [], 0
+    for i, token in enumerate(found[:-1]):
+        if token.kind == "name" and token.text.upper() == "LIMIT":
+            digits = list(itertools.takewhile(lambda t: t.text.isdigit(), found[i + 1 :]))
+            if digits:
+                out += [text[done : digits[0].start], str(size)]
+                done = digits[-1].end
+    return "".join(out) + text[done:]
 
 
 # What a parameter is bound to: an IRI or a literal.

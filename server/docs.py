@@ -13,7 +13,7 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, render_template, request
 
 from benchgraph import __version__, media
-from benchgraph.queries import NamedQuery, Param
+from benchgraph.queries import MAX_LIMIT, NamedQuery, Param
 from server import aliases, badges, indexes, pages, surfaces_doc
 from server.backend import current
 from server.dumps import DUMPS, HISTORY_DUMPS
@@ -22,8 +22,10 @@ from server.linked import examples
 
 blueprint = Blueprint("docs", __name__)
 
-_SCHEMAS: dict[str, dict[str, str]] = {
+_SCHEMAS: dict[str, dict[str, Any]] = {
     "integer": {"type": "integer"},
+    "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT},
+    "position": {"type": "string", "pattern": r"^[0-9a-f]{15}-[1-3][0-9a-f]{14}$"},
     "decimal": {"type": "number"},
     "date": {"type": "string", "format": "date"},
     "moment": {
@@ -64,7 +66,7 @@ def _format_parameter(*kinds: media.Kind) -> dict[str, Any]:
 def _parameter(p: Param) -> dict[str, Any]:
     schema: dict[str, Any] = dict(_SCHEMAS.get(p.type, {"type": "string"}))
     if p.default is not None:
-        schema["default"] = int(p.default) if p.type == "integer" else p.default
+        schema["default"] = int(p.default) if p.type in ("integer", "limit") else p.default
     return {
         "name": p.name,
         "in": "query",
