@@ -603,12 +603,14 @@ Finding = tuple[str, str, str]  # severity, focus, shape
 
 
 def validate_once(store: Path, engine: str = "auto") -> tuple[float, set[Finding]]:
-    """Run ``benchgraph validate`` with ``engine`` over ``store``, saving nothing; return
-    seconds and the distinct findings. Raises RuntimeError if the command fails."""
+    """Run ``benchgraph validate --all`` (every page) with ``engine`` over ``store``, saving
+    nothing; return seconds and the distinct findings. Raises RuntimeError if the command
+    fails."""
     start = time.perf_counter()
     done = cli(
-        "validate", "--no-save", "--format", "json", "--engine", engine, "--store", str(store)
-    )
+        "validate", "--all", "--no-save", "--format", "json", "--engine", engine,
+        "--store", str(store),
+    )  # fmt: skip
     seconds = time.perf_counter() - start
     if done.returncode not in (0, 1):
         raise RuntimeError(f"validate --engine {engine} failed: {done.stderr}")

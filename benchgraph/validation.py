@@ -17,6 +17,7 @@ graph (:func:`benchgraph.graphs.report` names it), as a ``sh:ValidationReport`` 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
@@ -32,7 +33,7 @@ from rdflib import RDF, RDFS, BNode, URIRef
 from rdflib.collection import Collection
 from rdflib.term import Node
 
-from benchgraph import graphs, queries, resources, shacl, terms
+from benchgraph import graphs, integrity, queries, resources, shacl, terms, validated
 from benchgraph import vocab as V
 from benchgraph.settings import Engine
 from benchgraph.store import Store, ViewCheck
@@ -452,6 +453,12 @@ class StoreReport:
     pages: list[Report]
     cross_page: list[Finding]
     view: ViewCheck = field(default_factory=lambda: ViewCheck((), ()))
+    catalogue: integrity.CatalogueCheck = field(
+        default_factory=lambda: integrity.CatalogueCheck((), ())
+    )
+    # What was left unchecked as unchanged since the last saved re-validation (nothing, when
+    # every page was checked).
+    rechecked: validated.Rechecked = field(default_factory=validated.Rechecked)
 
     @property
     def findings(self) -> list[Finding]:
@@ -459,15 +466,29 @@ class StoreReport:
 
     @property
     def conforms(self) -> bool:
-        return self.view.exact and not any(f.severity == "Violation" for f in self.findings)
+        return self.view.exact and not self.count("Violation")
 
     def count(self, severity: str) -> int:
-        return sum(1 for f in self.findings if f.severity == severity)
+        """The findings of ``severity``: those found, and those the stored reports of the
+        pages left unchecked hold."""
+        stored = sum(n for s, _, n, _ in self.rechecked.stored if s == severity)
+        return stored + sum(1 for f in self.findings if f.severity == severity)
 
     def summary(self) -> str:
         counts = ", ".join(f"{self.count(s)} {s.lower()}s" for s in SEVERITIES)
         verdict = "conforms" if self.conforms else "does not conform"
-        return f"{len(self.pages)} pages and the cross-page checks validated: {counts}; {verdict}"
+        kept = self.rechecked.kept
+        if not kept and self.rechecked.state is None:
+            return (
+                f"{len(self.pages)} pages and the cross-page checks validated: {counts}; {verdict}"
+            )
+        made = self.rechecked.state.made if self.rechecked.state else ""
+        checks = "taken from it" if self.rechecked.reused else "run again"
+        return (
+            f"{len(self.pages)} pages validated, {kept} unchanged since the validation of "
+            f"{made} (their stored reports hold their findings; `validate --all` checks every "
+            f"page), the cross-page checks {checks}: {counts}; {verdict}"
+        )
 
     def by_shape(self) -> list[tuple[str, str, int, int]]:
         """``(severity, shape IRI, findings, pages)`` for each severity and shape that found
@@ -476,6 +497,8 @@ class StoreReport:
         found: dict[tuple[str, str], list[str]] = {}
         for f in self.findings:
             found.setdefault((f.severity, f.shape), []).append(f.page)
+        for severity, shape, n, graph in self.rechecked.stored:  # a page's graph: one page
+            found.setdefault((severity, shape), []).extend([graph] * n)
         rows = [
             (severity, shape, len(pages), len(set(pages) - {ACROSS_PAGES}))
             for (severity, shape), pages in found.items()
@@ -511,6 +534,8 @@ class StoreReport:
         document = {
             "conforms": self.conforms,
             "pages": len(self.pages),
+            # Pages left unchecked: unchanged since the last saved re-validation.
+            "unchanged": self.rechecked.kept,
             # How many pages each engine validated: the compiled shapes hand pyshacl a page
             # they cannot be sure of (and every page, when the shapes are beyond them).
             "engines": dict(sorted(Counter(r.engine for r in self.pages).items())),
@@ -606,20 +631,38 @@ def page_graphs(store: Store) -> list[str]:
 
 
 def validate_store(
-    store: Store, *, save: bool = True, when: str | None = None, engine: Engine = "auto"
+    store: Store,
+    *,
+    save: bool = True,
+    when: str | None = None,
+    engine: Engine = "auto",
+    everything: bool = True,
 ) -> tuple[bool, StoreReport]:
-    """Re-validate every page of ``store`` against the current shapes, one page at a time, and
-    run the cross-page checks. With ``save``, each page's report replaces its stored report
-    and reports of pages no longer in the store are removed. The merged view is compared with
-    the union of the page graphs; a difference is a failure to conform.
+    """Re-validate the pages of ``store`` against the current shapes, one page at a time, run
+    the cross-page checks, compare the merged view with the union of the page graphs and the
+    versions catalogue with the graphs (:mod:`benchgraph.integrity`). With ``save``, each
+    page's report replaces its stored report, reports of pages no longer in the store are
+    removed, and what was checked is saved (:mod:`benchgraph.validated`).
 
-    Returns ``(conforms, report)``. Raises ShapesError, QueryError or StoreError.
+    With ``everything`` False, only the pages whose version changed since the last saved
+    re-validation (against the same shapes) are checked again, the view over the triples
+    those pages' versions touch; the store-wide checks are taken from that re-validation when
+    nothing changed, and run whole otherwise. Its verdict and the reports it leaves are those
+    of a run over everything.
+
+    Returns ``(conforms, report)``; a catalogue that disagrees is in ``report.catalogue``.
+    Raises ShapesError, QueryError or StoreError.
     """
+    digest, held, listed, state, found = _plan(store, everything)
     shapes = shapes_graph()
     when = when or now()
-    reports = []
+    wanted = set(found.pages) if found is not None else set(listed)
+    reports, checked = [], []
     kept = set()
-    for graph in page_graphs(store):
+    for graph in listed:
+        if graph not in wanted:
+            continue
+        checked.append(graph)
         triples = list(store.graph_triples(graph))
         page, source = _page_name(triples, graph)
         _, report = validate_triples(triples, page, shapes, engine)
@@ -628,17 +671,97 @@ def validate_store(
             name = graphs.report(graph)
             kept.add(name)
             store.replace_graphs({name: report.triples(name, source, when)})
-    if save:
+    if save and found is None:
         for stale in store.named_graphs():
             current = stale.startswith(graphs.REPORTS) and not graphs.is_history(stale)
-            if current and stale not in kept:
+            if current and stale not in kept and stale != validated.GRAPH:
                 store.remove_graph(stale)
+    elif save and found is not None:
+        for gone in found.gone:
+            store.remove_graph(graphs.report(gone))
     # The alias records, against the same shapes: their findings are the store's, beside the
     # cross-page checks' (no report is stored for them).
     records = list(store.graph_triples(graphs.ALIASES))
     recorded = (
         validate_triples(records, "the alias records", shapes, engine)[1] if records else None
     )
-    across = [*cross_page_findings(store, shapes), *(recorded.findings if recorded else ())]
-    result = StoreReport(reports, across, store.check_view())
+    if state is not None and _reusable(state, found):
+        cross = [Finding(**f) for f in state.cross_page]  # type: ignore[arg-type]
+        view, catalogue, reuse = ViewCheck((), ()), integrity.CatalogueCheck((), ()), True
+    else:
+        reuse = False
+        cross = cross_page_findings(store, shapes)
+        narrow = state is not None and found is not None and state.view and not found.whole
+        view = (
+            validated.view_check(store, found.touched) if narrow and found else store.check_view()
+        )
+        catalogue = integrity.check(store)
+    across = [*cross, *(recorded.findings if recorded else ())]
+    rechecked = validated.Rechecked(state, len(listed) - len(reports), reuse, found)
+    if state is not None:
+        rechecked.stored = _stored(state, [g for g in listed if g not in wanted])
+    result = StoreReport(reports, across, view, catalogue, rechecked)
+    if save:
+        versions = {g: held.get(g, "") for g in listed}
+        versions.update({g: sha for g, sha in held.items() if graphs.is_history(g)})
+        cross_page = tuple(dataclasses.asdict(f) for f in cross)
+        counts = {g: c for g, c in (state.counts if state else {}).items() if g not in wanted}
+        counts.update({g: _counts(r) for g, r in zip(checked, reports, strict=True)})
+        saved = validated.State(
+            digest, versions, view.exact, catalogue.exact, cross_page, when, counts
+        )
+        store.replace_graphs({validated.GRAPH: saved.triples()})
     return result.conforms, result
+
+
+def _plan(
+    store: Store, everything: bool
+) -> tuple[str, dict[str, str], list[str], validated.State | None, validated.Changes | None]:
+    """The shapes' digest, the versions the graphs hold, the graphs to validate, the last saved
+    re-validation against the same shapes (None with ``everything``) and what changed since."""
+    digest = validated.shapes_digest()
+    held = validated.versions(store)
+    listed = page_graphs(store)
+    state = None if everything else validated.saved(store)
+    state = state if state is not None and state.shapes == digest else None
+    found = validated.changes(state, held, listed) if state is not None else None
+    return digest, held, listed, state, found
+
+
+def _reusable(state: validated.State, found: validated.Changes | None) -> bool:
+    """Whether the store-wide checks of ``state`` still hold: nothing changed, and the view
+    and the catalogue were right."""
+    return found is not None and found.none and state.view and state.catalogue
+
+
+def unchanged(store: Store, engine: Engine = "auto") -> StoreReport | None:
+    """The report of a re-validation of ``store`` that has nothing to check again (see
+    :func:`validate_store`): no page changed since the last saved re-validation against the
+    same shapes, whose store-wide checks still hold. None when something must be checked.
+    Reads only: it needs no store open to write. Raises ShapesError, QueryError or
+    StoreError."""
+    _, _, listed, state, found = _plan(store, everything=False)
+    if state is None or not _reusable(state, found):
+        return None
+    records = list(store.graph_triples(graphs.ALIASES))
+    recorded = (
+        validate_triples(records, "the alias records", shapes_graph(), engine)[1]
+        if records
+        else None
+    )
+    cross = [Finding(**f) for f in state.cross_page]  # type: ignore[arg-type]
+    across = [*cross, *(recorded.findings if recorded else ())]
+    rechecked = validated.Rechecked(state, len(listed), True, found, _stored(state, listed))
+    return StoreReport([], across, rechecked=rechecked)
+
+
+def _counts(report: Report) -> list[tuple[str, str, int]]:
+    """How many findings of each severity and shape ``report`` holds."""
+    found = Counter((f.severity, f.shape) for f in report.findings)
+    return [(severity, shape, n) for (severity, shape), n in sorted(found.items())]
+
+
+def _stored(state: validated.State, unchecked: Iterable[str]) -> list[tuple[str, str, int, str]]:
+    """``(severity, shape, findings, graph)`` of the stored reports of the pages ``unchecked``,
+    as ``state`` counted them."""
+    return [(s, shape, n, g) for g in unchecked for s, shape, n in state.counts.get(g, ())]
