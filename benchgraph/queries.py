@@ -212,7 +212,7 @@ def _to_limit(text: str) -> Literal:
     return Literal(str(int(text)), datatype=NamedNode(V.XSD + "integer"))
 
 
-_POSITION = re.compile(r"[0-9a-f]{15}-[1-3][0-9a-f]{14}")
+_POSITION = re.compile(r"[0-9a-f]{15}-[0-3][0-9a-f]{14}")  # 0: before every row
 
 
 def _to_position(text: str) -> Literal:
@@ -306,21 +306,28 @@ class NamedQuery:
         return bound
 
     def text_for(self, bound: Mapping[str, object]) -> str:
-        """The query's text for the terms ``bound``: with a ``limit`` parameter (a paged
-        query), each ``LIMIT`` of the text takes its value; else the text as it is."""
-        sizes = [bound[p.name] for p in self.params if p.type == "limit" and p.name in bound]
-        return _limited(self.text, int(getattr(sizes[0], "value", 0))) if sizes else self.text
+        """The query's text for the terms ``bound``. With a ``limit`` parameter (a paged query)
+        given a value, each ``LIMIT`` of the text moves by as much as the value differs from
+        the parameter's default (``LIMIT 101`` with a default of 100 and a value of 20 becomes
+        ``LIMIT 21``); else the text as it is."""
+        for p in self.params:
+            if p.type == "limit" and p.name in bound:
+                value = int(getattr(bound[p.name], "value", 0))
+                return _limited(self.text, value - int(p.default or value))
+        return self.text
 
 
-def _limited(text: str, size: int) -> str:
-    """``text`` with the number of each of its ``LIMIT`` clauses replaced by ``size``."""
+def _limited(text: str, by: int) -> str:
+    """``text`` with the number of each of its ``LIMIT`` clauses moved by ``by`` (at least
+    1)."""
     found = tokens(text)
     out, done = [], 0
     for i, token in enumerate(found[:-1]):
         if token.kind == "name" and token.text.upper() == "LIMIT":
             digits = list(itertools.takewhile(lambda t: t.text.isdigit(), found[i + 1 :]))
             if digits:
-                out += [text[done : digits[0].start], str(size)]
+                number = int("".join(d.text for d in digits))
+                out += [text[done : digits[0].start], str(max(1, number + by))]
                 done = digits[-1].end
     return "".join(out) + text[done:]
 

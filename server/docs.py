@@ -25,7 +25,7 @@ blueprint = Blueprint("docs", __name__)
 _SCHEMAS: dict[str, dict[str, Any]] = {
     "integer": {"type": "integer"},
     "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT},
-    "position": {"type": "string", "pattern": r"^[0-9a-f]{15}-[1-3][0-9a-f]{14}$"},
+    "position": {"type": "string", "pattern": r"^[0-9a-f]{15}-[0-3][0-9a-f]{14}$"},
     "decimal": {"type": "number"},
     "date": {"type": "string", "format": "date"},
     "moment": {
