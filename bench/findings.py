@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -114,8 +115,14 @@ def measure_pages(args: argparse.Namespace) -> dict[str, Any]:
     return {"store": args.store, "pages": rows}
 
 
+def _cpu() -> float:
+    """The CPU seconds (user and system) the finished child processes have used."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def _validate(store: Path, *args: str) -> tuple[float, dict[str, Any]]:
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), _cpu()
     done = subprocess.run(
         [sys.executable, "-m", "benchgraph.cli", "validate", "--format", "json", *args],
         capture_output=True,
@@ -128,15 +135,16 @@ def _validate(store: Path, *args: str) -> tuple[float, dict[str, Any]]:
         raise RuntimeError(f"validate {args} failed: {done.stderr}")
     document = json.loads(done.stdout)
     document.pop("findings", None)
+    document["cpu_s"] = _cpu() - cpu
     return took, document
 
 
-def _new_versions(corpus: Path, count: int, out: Path) -> list[Path]:
+def _new_versions(corpus: Path, count: int, out: Path, first: int = 0) -> list[Path]:
     """New versions of ``count`` sota2 pages of ``corpus``: the same page, updated a month
     later (new bytes, so a new version)."""
     out.mkdir(parents=True, exist_ok=True)
     made = []
-    for path in sorted(corpus.glob("*.txt")):
+    for path in sorted(corpus.glob("*.txt"))[first:]:
         text = path.read_text(encoding="utf-8")
         found = re.search(r"^Data updated: 2026-(\d{2})", text, flags=re.MULTILINE)
         if found is None or len(made) == count:
@@ -160,7 +168,8 @@ def measure_validate(args: argparse.Namespace) -> dict[str, Any]:
         took, document = _validate(store)
         result["unchanged"].append({"s": took, "answer": document, "load": load_average()})
         print("unchanged", took, flush=True)
-    changed = _new_versions(Path(args.corpus), args.changed, Path(args.work) / "new")
+    new = Path(args.work) / f"new-{args.first}"
+    changed = _new_versions(Path(args.corpus), args.changed, new, args.first)
     done = subprocess.run(
         [sys.executable, "-m", "benchgraph.cli", "ingest", "--quiet", *map(str, changed)],
         capture_output=True,
@@ -186,14 +195,72 @@ def measure_validate(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+def measure_unchanged(args: argparse.Namespace) -> dict[str, Any]:
+    """In-process, on the store opened read-only: what ``validate`` reads when no page changed
+    (:func:`benchgraph.validation.unchanged`), against a saved state of the store's own size.
+    With no saved validation in the store (a run over every page saves one), one is made from
+    its graphs' versions (every page counted with two shapes' findings), written as the saved
+    one is and read back; its write and read are timed apart."""
+    from benchgraph import validated, validation
+    from benchgraph.store.opening import open_store
+
+    store = open_store(args.store, must_exist=True, only_reads=True)
+    runs = []
+    for _ in range(args.repeat):
+        started, cpu = time.perf_counter(), time.process_time()
+        state = validated.saved(store)
+        made = state is None
+        if state is None:
+            held = validated.versions(store)
+            pages = validation.page_graphs(store)
+            versions = {g: held.get(g, "") for g in pages}
+            versions.update(
+                {
+                    g: s
+                    for g, s in held.items()
+                    if g.startswith("https://w3id.org/benchgraph/id/history/")
+                }
+            )
+            counts = {
+                g: [
+                    ("Warning", "bgsh:Result-configuration", 18),
+                    ("Warning", "bgsh:Method-origin", 4),
+                ]
+                for g in pages
+            }
+            built = validated.State(
+                validated.shapes_digest(), versions, True, True, (), "now", counts
+            )
+            text = built.triples()[0].object.value
+            state = validated.State(**{**built.__dict__})
+            json.loads(text)
+        read = time.perf_counter() - started
+        real = validated.saved
+        validated.saved = lambda _store, state=state: state  # type: ignore[assignment]
+        try:
+            t0, c0 = time.perf_counter(), time.process_time()
+            report = validation.unchanged(store)
+            took, used = time.perf_counter() - t0, time.process_time() - c0
+        finally:
+            validated.saved = real  # type: ignore[assignment]
+        runs.append(
+            {"state_made": made, "state_s": read, "unchanged_s": took, "unchanged_cpu_s": used,
+             "answered": report is not None, "pages": len(state.versions), "load": load_average(),
+             "total_cpu_s": time.process_time() - cpu}
+        )  # fmt: skip
+        print(runs[-1], flush=True)
+    return {"store": args.store, "runs": runs}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.findings", description=__doc__)
-    parser.add_argument("part", choices=("pages", "validate"))
+    parser.add_argument("part", choices=("pages", "validate", "unchanged"))
     parser.add_argument("--store", required=True)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--corpus", help="validate: the pages folder the store was built from")
     parser.add_argument("--work", default="/tmp/bench-findings")
     parser.add_argument("--changed", type=int, default=3)
+    parser.add_argument("--first", type=int, default=0, help="validate: the first page changed")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--skip-all", action="store_true", help="validate: no --all runs")
@@ -201,7 +268,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    data = measure_pages(args) if args.part == "pages" else measure_validate(args)
+    measure = {"pages": measure_pages, "validate": measure_validate, "unchanged": measure_unchanged}
+    data = measure[args.part](args)
     data.update({"started": started, "load_at_end": load_average(), "argv": sys.argv})
     name = f"{args.part}{'-' + args.label if args.label else ''}.json"
     (args.out / name).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")

@@ -104,7 +104,11 @@ def saved(store: Store) -> State | None:
 def versions(store: Store) -> dict[str, str]:
     """The SHA-256 each page graph and each history graph of ``store`` holds, by graph.
     Raises StoreError."""
-    answer = store.query(queries.internal("graph-versions"), default_graph=())
+    answer = store.query(
+        queries.internal("graph-versions"),
+        {"catalogue": ox.NamedNode(graphs.VERSIONS)},
+        default_graph=(),
+    )
     assert isinstance(answer, ox.QuerySolutions)
     found = {}
     for row in answer:
