@@ -19,6 +19,7 @@ import hashlib
 import threading
 import time
 from collections.abc import Hashable, Mapping
+from dataclasses import replace
 
 from flask import Blueprint, Flask, Response, jsonify, render_template, request
 from werkzeug.http import is_resource_modified
@@ -28,9 +29,10 @@ from benchgraph.answering import Question, ask, bound
 from benchgraph.queries import NamedQuery, QueryError, UnknownName, did_you_mean
 from benchgraph.sparqltext import query_form
 from benchgraph.store import StoreError
+from server import lookahead
 from server.answers import respond
 from server.backend import Backend, current
-from server.engine import Job, Term
+from server.engine import Answered, Failure, Job, Term
 from server.errors import ApiError
 from server.workers import PoolError
 
@@ -152,6 +154,37 @@ def cache_key(
     return (named.name, tuple(sorted((k, str(v)) for k, v in bindings.items())), *formats)
 
 
+def _asked_ahead(
+    backend: Backend,
+    named: NamedQuery,
+    values: Mapping[str, str],
+    tag: str,
+    results_format: str | None,
+    graph_format: str | None,
+) -> tuple[Question, Answered] | None:
+    """Run ``named`` with ``values`` and the lookups its parameters need in one job, when
+    they are not cached for the store generation ``tag`` (see :mod:`server.lookahead`); keep
+    what the lookups found in the cache, as :meth:`Backend.lookup` would. Returns the question
+    asked and its answer; None when nothing was asked ahead or no answer came (a lookup found
+    nothing, the store changed meanwhile): :func:`asked` then says why, or runs the question.
+    Raises PoolError as :meth:`Backend.run` does."""
+    found = lookahead.ahead(named, values)
+    if found is None or all(backend.looked_up(tag, t, b) for t, b in found.checks):
+        return None
+    key = cache_key(named, found.question.bindings, results_format, graph_format)
+    if backend.cache.get((tag, key)) is not None:
+        return None
+    job = Job.asking(found.question, results_format, graph_format, backend.max_rows, found.checks)
+    reply = backend.pool.run(job)
+    if backend.pool.generation.tag != tag or len(reply.checked) != len(found.checks):
+        return None  # another generation, or a lookup failed: the ordinary path says how
+    for (text, bindings), column in zip(found.checks, reply.checked, strict=True):
+        backend.remember(tag, text, bindings, column)
+    if isinstance(reply, Failure):
+        return None
+    return found.question, replace(reply, checked=())
+
+
 def parameterless(named: NamedQuery) -> bool:
     """Whether ``named`` can be run with no parameter given (each is optional)."""
     return not any(p.required for p in named.params)
@@ -163,18 +196,22 @@ def run(name: str) -> Response:
     backend = current()
     named = _find(backend, name)
     values = given(named)
-    question = asked(backend, named, values)
     formats = request.args.getlist("format")
     results = media.choose(media.of_kind("results", "page"), request.accept_mimetypes, formats)
     graph = media.choose(media.of_kind("graph"), request.accept_mimetypes, formats)
-    if results is None and graph is None:
-        offered = ", ".join(m.mime for m in media.of_kind("results", "page"))
-        raise ApiError(406, f"no acceptable format; named queries answer as: {offered}")
     page = results is not None and results.kind == "page"
     results_format = "json" if page else (results.key if results else None)
     graph_format = graph.key if graph else None
     backend.pool.start()
     generation = backend.pool.generation
+    conditional = "If-None-Match" in request.headers or "If-Modified-Since" in request.headers
+    early = None
+    if (results or graph) and not conditional:
+        early = _asked_ahead(backend, named, values, generation.tag, results_format, graph_format)
+    question = asked(backend, named, values)
+    if results is None and graph is None:
+        offered = ", ".join(m.mime for m in media.of_kind("results", "page"))
+        raise ApiError(406, f"no acceptable format; named queries answer as: {offered}")
     key = cache_key(named, question.bindings, results_format, graph_format)
     # Equal keys give equal bodies: only the HTML page is another representation.
     variant = "html" if page else "answer"
@@ -185,8 +222,11 @@ def run(name: str) -> Response:
     else:
         answer = backend.cache.get((generation.tag, key))
         if answer is None:
-            job = Job.asking(question, results_format, graph_format, backend.max_rows)
-            answer = backend.run(job)
+            if early is not None and early[0] == question:
+                answer = early[1]
+            else:
+                job = Job.asking(question, results_format, graph_format, backend.max_rows)
+                answer = backend.run(job)
             backend.cache.put((generation.tag, key), answer)
         response = respond(
             answer,
@@ -268,6 +308,12 @@ class Warmer:
         graph_format = media.of_kind("graph")[0].key
         limit = float(backend.config["dump_timeout"])
         started, kept = time.monotonic(), 0
+        try:
+            things = backend.read_kinds(tag, limit)
+            if things is not None:
+                log.info("kept the %d things parameters are checked against, for %s", things, tag)
+        except (ApiError, PoolError) as error:
+            log.warning("parameters will be checked by queries: %s", error)
         log.info("warming %d named queries for generation %s", len(chosen), tag)
         for named in chosen:
             if self._stopping.is_set():
