@@ -39,6 +39,7 @@ class Kinds:
     def __init__(self) -> None:
         self._generation = ""
         self._things: dict[str, frozenset[str]] = {}
+        self._check = ""  # the text of the lookup answered here, once things are read
         self._lock = threading.Lock()
 
     def read(self, tag: str, reader: Reader) -> int:
@@ -53,6 +54,7 @@ class Kinds:
                 found[kind] = frozenset(things)
         with self._lock:
             self._generation, self._things = tag, found
+            self._check = queries.internal(CHECK)
         return sum(len(things) for things in found.values())
 
     def check(self, tag: str, text: str, bindings: Mapping[str, Term]) -> list[str] | None:
@@ -65,6 +67,6 @@ class Kinds:
             return None
         with self._lock:
             things = self._things.get(kind.value) if self._generation == tag else None
-        if things is None or text != queries.internal(CHECK):
+        if things is None or text != self._check:
             return None
         return [name.value] if name.value in things else []

@@ -17,8 +17,9 @@ name, a store changed meanwhile) it goes on as without looking ahead.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from pyoxigraph import NamedNode
 
@@ -26,7 +27,20 @@ from benchgraph import queries
 from benchgraph.answering import Question, bound
 from benchgraph.queries import Bound, NamedQuery, QueryError
 from benchgraph.suggest import Names
-from server.engine import Check
+from server.engine import Check, Term
+
+
+class Finder(Protocol):
+    """What looks a parameter's value up (:class:`benchgraph.answering.Finder`), and says
+    whether a lookup is answered without a query (:meth:`server.backend.Backend.looked_up`)."""
+
+    def lookup(
+        self, text: str, bindings: Mapping[str, Term], within: Sequence[str] | None = None
+    ) -> list[str]: ...
+
+    def names(self, text: str, bindings: Mapping[str, Term]) -> Names: ...
+
+    def looked_up(self, tag: str, text: str, bindings: Mapping[str, Term]) -> bool: ...
 
 
 class _Unsure(Exception):
@@ -66,3 +80,25 @@ def ahead(named: NamedQuery, values: Mapping[str, str]) -> Ahead | None:
     if not checks:
         return None
     return Ahead(tuple(checks), bound(named, bindings))
+
+
+def at_hand(
+    finder: Finder, named: NamedQuery, values: Mapping[str, str], tag: str
+) -> Question | None:
+    """The question ``named`` asks with ``values`` when every lookup it needs is answered
+    without a query in the store generation ``tag`` (see :func:`benchgraph.answering.ask`);
+    None when one needs a query. Raises QueryError (UnknownName for a value that names nothing)
+    as :func:`benchgraph.answering.ask` does."""
+
+    def lookup(text: str, bindings: Mapping[str, Bound]) -> list[str]:
+        if not finder.looked_up(tag, text, bindings):
+            raise _Unsure
+        return finder.lookup(text, bindings)
+
+    def earlier(text: str, bindings: Mapping[str, Bound]) -> list[str]:
+        raise _Unsure  # the versions kept as history are looked up by query
+
+    try:
+        return bound(named, queries.resolve(named, values, lookup, finder.names, earlier))
+    except _Unsure:
+        return None

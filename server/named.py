@@ -18,11 +18,13 @@ import functools
 import hashlib
 import threading
 import time
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import replace
 
 from flask import Blueprint, Flask, Response, jsonify, render_template, request
-from werkzeug.http import is_resource_modified
+from werkzeug.datastructures import MIMEAccept
+from werkzeug.http import is_resource_modified, parse_accept_header
 
 from benchgraph import media
 from benchgraph.answering import Question, ask, bound
@@ -116,14 +118,46 @@ def asked(backend: Backend, named: NamedQuery, values: Mapping[str, str]) -> Que
     the query workers (see :func:`benchgraph.answering.ask`). Raises ApiError: 404 for a value
     that names nothing, with the nearest names in ``suggestions``; 400 for a value that is not
     valid."""
-    try:
+    with _refusals():
         return ask(named, values, backend)
+
+
+def _at_hand(
+    backend: Backend, named: NamedQuery, values: Mapping[str, str], tag: str
+) -> Question | None:
+    """:func:`asked` when its lookups are answered without a query in the store generation
+    ``tag`` (see :func:`server.lookahead.at_hand`); None when one needs a query. Raises
+    ApiError as :func:`asked` does."""
+    with _refusals():
+        return lookahead.at_hand(backend, named, values, tag)
+
+
+@contextmanager
+def _refusals() -> Iterator[None]:
+    """Raise a parameter's refusal as the ApiError that says it: 404 for a value that names
+    nothing (with the nearest names in ``suggestions``), 400 for one that is not valid."""
+    try:
+        yield
     except UnknownName as error:
         raise ApiError(
             404, str(error), parameter=error.parameter, suggestions=error.suggestions
         ) from None
     except QueryError as error:
         raise ApiError(400, str(error), parameter=error.parameter) from None
+
+
+@functools.lru_cache(maxsize=256)
+def _negotiated(
+    accept: str, formats: tuple[str, ...]
+) -> tuple[media.MediaType | None, media.MediaType | None]:
+    """The results (or page) format and the graph format a named query's answer may take, for
+    the ``Accept`` header ``accept`` and the ``format`` parameters ``formats``: worked out once
+    per pair (clients send the same few)."""
+    parsed = parse_accept_header(accept, MIMEAccept)
+    return (
+        media.choose(media.of_kind("results", "page"), parsed, formats),
+        media.choose(media.of_kind("graph"), parsed, formats),
+    )
 
 
 @functools.cache
@@ -196,9 +230,8 @@ def run(name: str) -> Response:
     backend = current()
     named = _find(backend, name)
     values = given(named)
-    formats = request.args.getlist("format")
-    results = media.choose(media.of_kind("results", "page"), request.accept_mimetypes, formats)
-    graph = media.choose(media.of_kind("graph"), request.accept_mimetypes, formats)
+    accept = request.headers.get("Accept", "")
+    results, graph = _negotiated(accept, tuple(request.args.getlist("format")))
     page = results is not None and results.kind == "page"
     results_format = "json" if page else (results.key if results else None)
     graph_format = graph.key if graph else None
@@ -206,9 +239,13 @@ def run(name: str) -> Response:
     generation = backend.pool.generation
     conditional = "If-None-Match" in request.headers or "If-Modified-Since" in request.headers
     early = None
-    if (results or graph) and not conditional:
-        early = _asked_ahead(backend, named, values, generation.tag, results_format, graph_format)
-    question = asked(backend, named, values)
+    question = _at_hand(backend, named, values, generation.tag)
+    if question is None:
+        if (results or graph) and not conditional:
+            early = _asked_ahead(
+                backend, named, values, generation.tag, results_format, graph_format
+            )
+        question = asked(backend, named, values)
     if results is None and graph is None:
         offered = ", ".join(m.mime for m in media.of_kind("results", "page"))
         raise ApiError(406, f"no acceptable format; named queries answer as: {offered}")
