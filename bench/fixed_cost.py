@@ -165,6 +165,8 @@ def instrumented_serve(trace: Path, options: list[str]) -> int:
 
     server.workers.WorkerPool.run = run  # type: ignore[method-assign]
     server.named.asked = timed("resolve", server.named.asked)
+    if hasattr(server.named, "_at_hand"):  # resolving with every lookup at hand, if it can
+        server.named._at_hand = timed("resolve", server.named._at_hand)
     server.named.respond = timed("respond", server.named.respond)
     queries.NamedQuery.bind = timed("bind", queries.NamedQuery.bind)  # type: ignore[method-assign]
     create_app = server.app.create_app
