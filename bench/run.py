@@ -2,7 +2,8 @@
 
     python -m bench.run --sizes 100,1000 --repeat 5 --out BENCHMARKS.md
 
-For each size a corpus is generated (``bench.generate``, seed 1) and measured:
+For each size a corpus is generated (``bench.generate``, seed 1) and measured (with
+``--stores``, a store already built is copied instead, and its queries measured):
 
 1. ingest through the real command (``benchgraph ingest``, a fresh store each run) against the
    floor: pyoxigraph ``Store.bulk_load`` of the same quads (``benchgraph export --format
@@ -322,6 +323,53 @@ def latency(
     }
 
 
+def latencies(
+    targets: dict[str, Target],
+    values: list[str | None],
+    cached: bool,
+    budget: float = float("inf"),
+) -> dict[str, dict[str, Any]]:
+    """:func:`latency` of each of ``targets`` (by kind), their requests interleaved: each value
+    asked of one server, then of the next, so that the load others put on the machine falls on
+    both alike. The series stop together, once ``budget`` seconds are spent on them."""
+    started = time.monotonic()
+    found: dict[str, dict[str, Any]] = {}
+    series = [values[0]] * len(values) if cached else values
+    spent: dict[str, list[tuple[float, int] | None]] = {kind: [] for kind in targets}
+    for kind, target in targets.items():
+        found[kind] = {"errors": 0}
+        try:
+            target.request(values[0], True, 0)()  # warm-up
+        except FAILED:
+            found[kind]["errors"] += 1
+    for n, value in enumerate(series, start=1):
+        if n > MIN_REQUESTS and time.monotonic() - started > budget:
+            break
+        for kind, target in targets.items():
+            try:
+                spent[kind].append(timed(target.request(value, cached, n)))
+            except FAILED:
+                found[kind]["errors"] += 1
+                spent[kind].append(None)
+    for kind, answers in spent.items():
+        found[kind] |= _latency_figures(answers)
+    return found
+
+
+def _latency_figures(answers: list[tuple[float, int] | None]) -> dict[str, Any]:
+    """Percentiles (ms) and rows of a latency series (None: an error answer, not timed)."""
+    timings = [seconds * 1000 for seconds, _ in filter(None, answers)]
+    nan = float("nan")
+    return {
+        "requests": len(timings),
+        "p50_ms": percentile(timings, 50) if timings else nan,
+        "p95_ms": percentile(timings, 95) if timings else nan,
+        "p99_ms": percentile(timings, 99) if timings else nan,
+        "rows": sum(a[1] for a in answers if a is not None),
+        "row_counts": [a[1] if a is not None else None for a in answers],
+    }
+
+
 def throughput(target: Target, values: list[str | None], clients: int, each: int) -> float:
     calls = [target.request(v, True, 0) for v in values]
     errors: list[Exception] = []
@@ -389,11 +437,8 @@ def measure_queries(
 ) -> tuple[dict[str, Any], dict[str, float], dict[str, Any]]:
     """Each named query's measurements, what benchgraph serve warmed before them, and the
     user's hand-written leaderboard (:func:`measure_user_query`)."""
-    from benchgraph.store import holder
-
     peer_store = work / "peer-store"
-    shutil.rmtree(peer_store, ignore_errors=True)
-    shutil.copytree(store, peer_store, ignore=shutil.ignore_patterns(*holder.NOT_DATA))
+    copy_store(store, peer_store)
     values = parameter_values(store, settings.requests)
     names = settings.names
     texts = {name: (REPO / "queries" / f"{name}.rq").read_text(encoding="utf-8") for name in names}
@@ -437,20 +482,19 @@ def _measure_query(
     """One named query's latency and throughput on each server of ``targets`` (kind: base
     URL), asked the values of ``series``, and their ratios."""
     row: dict[str, Any] = {"parameter": param, "distinct_values": len(series) - 1}
-    for kind, base in targets.items():
-        log(f"  {name} on {kind}")
-        target = Target(kind, base, name, text)
+    log(f"  {name}")
+    asked = {kind: Target(kind, base, name, text) for kind, base in targets.items()}
+    budget = settings.latency_budget
+    uncached = latencies(asked, series, False, budget)
+    cached = latencies(asked, series[: settings.requests + 1], True, budget)
+    for kind, target in asked.items():
 
         def load(
             clients: int, t: Target = target, s: list[str | None] = series
         ) -> Callable[[], float]:
             return lambda: throughput(t, s, clients, settings.each)
 
-        budget = settings.latency_budget
-        row[kind] = {
-            "uncached": latency(target, series, False, budget),
-            "cached": latency(target, series[: settings.requests + 1], True, budget),
-        }
+        row[kind] = {"uncached": uncached[kind], "cached": cached[kind]}
         # Heavy answers are not hammered: 8 clients × 25 requests of a 2 s query on 2
         # cores would take minutes and say nothing the latency does not. The
         # throughput asks the values the uncached series asked: benchgraph answers
@@ -760,6 +804,12 @@ def _corpus_options(parser: argparse.ArgumentParser) -> None:
         help="runs of the ingest timing above 100 pages (default --repeat); 1 skips its warm-up",
     )
     parser.add_argument(
+        "--stores",
+        help="measure stores already built rather than corpora generated and ingested: a "
+        "folder name in which {pages} stands for the size (/work/corpus/store-{pages}); each "
+        "is copied (never written) and no ingest is measured (as with --skip-ingest)",
+    )
+    parser.add_argument(
         "--skip-ingest",
         action="store_true",
         help="build each store with one untimed ingest and measure no ingest (with --append, "
@@ -907,11 +957,17 @@ def measure_size(
 ) -> bool:
     """Generate a corpus of ``pages`` pages in ``work``, measure it into ``data`` and write the
     report so far; False when the corpus could not be generated."""
-    corpus = work / "corpus"
-    if not generate_corpus(args.baseline, pages, corpus):
-        return False
-    manifest = json.loads((corpus / "manifest.json").read_text(encoding="utf-8"))
-    ingest = ingest_step(args, pages, corpus / "pages", work, manifest)
+    ingest: dict[str, Any] | None = None
+    if args.stores:
+        given = Path(args.stores.format(pages=pages))
+        log(f"{pages} pages: copying the store {given} (load average {load_average()})")
+        copy_store(given, work / "store")
+    else:
+        corpus = work / "corpus"
+        if not generate_corpus(args.baseline, pages, corpus):
+            return False
+        manifest = json.loads((corpus / "manifest.json").read_text(encoding="utf-8"))
+        ingest = ingest_step(args, pages, corpus / "pages", work, manifest)
     queries: dict[str, Any] = {}
     warmed: dict[str, float] | None = None
     user: dict[str, Any] | None = None
@@ -935,6 +991,15 @@ def measure_size(
     write(out, data)
     shutil.rmtree(work, ignore_errors=True)
     return True
+
+
+def copy_store(store: Path, to: Path) -> None:
+    """A copy of the store at ``store`` (its data: not its lock, holder record or published
+    generations) at ``to``, for the servers, which write into the store they serve."""
+    from benchgraph.store import holder
+
+    shutil.rmtree(to, ignore_errors=True)
+    shutil.copytree(store, to, ignore=shutil.ignore_patterns(*holder.NOT_DATA))
 
 
 def generate_corpus(baseline: Path | None, pages: int, corpus: Path) -> bool:

@@ -582,6 +582,13 @@ def catalogue(folder: Path | None = None) -> dict[str, NamedQuery]:
 def internal(name: str) -> str:
     """The text of ``queries/internal/<name>.rq``: a query the server and the CLI run themselves
     (not a named query: the catalogue does not list it). Raises QueryError if it is missing."""
+    return _internal(resources.root(), name)
+
+
+@lru_cache(maxsize=256)
+def _internal(root: Path, name: str) -> str:
+    """:func:`internal` for the resource folder ``root``, read on first use: the server looks a
+    parameter up with an internal query on every request, and the files never change under it."""
     path = resources.queries_dir() / "internal" / f"{name}.rq"
     try:
         return path.read_text(encoding="utf-8")

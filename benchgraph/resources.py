@@ -9,6 +9,7 @@ in a checkout (an editable install), those folders themselves, beside the packag
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from pathlib import Path
 
 _PACKAGED = Path(__file__).resolve().parent / "_resources"
@@ -23,7 +24,14 @@ def root() -> Path:
     env = os.environ.get("BENCHGRAPH_RESOURCES")
     if env:
         return Path(env)
-    return _PACKAGED if (_PACKAGED / "queries").is_dir() else _CHECKOUT
+    return _PACKAGED if _packaged() else _CHECKOUT
+
+
+@lru_cache(maxsize=1)
+def _packaged() -> bool:
+    """Whether the package carries its own resources (a wheel): looked at once, as the way
+    benchgraph is installed does not change while it runs."""
+    return (_PACKAGED / "queries").is_dir()
 
 
 def set_root(path: Path | None) -> None:

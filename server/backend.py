@@ -24,8 +24,9 @@ from benchgraph.queries import NamedQuery
 from benchgraph.store import is_remote
 from benchgraph.suggest import Names
 from server.cache import CACHE_ENTRIES, Cache
-from server.engine import VALUES, Answered, DumpJob, Failure, Job, Term
+from server.engine import VALUES, Answered, DumpJob, Failure, Job, Term, Values
 from server.errors import ApiError
+from server.kinds import Kinds
 from server.remote_pool import RemotePool
 from server.workers import PoolError, WorkerPool
 
@@ -47,6 +48,7 @@ class Backend:
             else WorkerPool(location, size, limit, memory_limit=int(config["query_memory"]))
         )
         self.cache = Cache(CACHE_ENTRIES)
+        self.kinds = Kinds()
         self._dumps: Path | None = None
         self._dump_locks: dict[str, threading.Lock] = {}
         self._dump_guard = threading.Lock()
@@ -87,14 +89,52 @@ class Backend:
         merged view or the union of the graphs ``within``, cached for the store generation
         like any answer."""
         self.pool.start()
+        tag = self.pool.generation.tag
+        if within is None and (checked := self.kinds.check(tag, text, bindings)) is not None:
+            return checked
         within = tuple(within) if within is not None else None
-        key = (self.pool.generation.tag, ("lookup", text, _key(bindings), within))
+        key = (tag, _lookup_key(text, bindings, within))
         answer = self.cache.get(key)
         if answer is None:
             job = Job(text, VALUES, None, self.max_rows, dict(bindings), default_graph=within)
             answer = self.run(job)
             self.cache.put(key, answer)
         return _first_column(answer)
+
+    def looked_up(self, tag: str, text: str, bindings: Mapping[str, Term]) -> bool:
+        """Whether :meth:`lookup` of ``text`` with ``bindings`` on the merged view is answered
+        without a query in the store generation ``tag`` (cached, or a check :attr:`kinds`
+        answers)."""
+        if self.kinds.check(tag, text, bindings) is not None:
+            return True
+        return self.cache.get((tag, _lookup_key(text, bindings, None))) is not None
+
+    def read_kinds(self, tag: str, time_limit: float | None = None) -> int | None:
+        """Read the things of each looked-up type for the store generation ``tag`` into
+        :attr:`kinds` (each query within ``time_limit`` seconds); return how many, or None when
+        the generation changed meanwhile (nothing is kept then). Raises ApiError or PoolError
+        like :meth:`run`."""
+
+        def reader(text: str, bindings: Mapping[str, Term]) -> list[str] | None:
+            answer = self.run(Job(text, VALUES, None, NAMES_ROWS, dict(bindings)), time_limit)
+            return None if answer.truncated else _first_column(answer)
+
+        read = Kinds()
+        count = read.read(tag, reader)
+        if self.pool.generation.tag != tag:
+            return None
+        self.kinds = read
+        return count
+
+    def remember(
+        self, tag: str, text: str, bindings: Mapping[str, Term], column: Sequence[str]
+    ) -> None:
+        """Keep ``column`` as what :meth:`lookup` of ``text`` with ``bindings`` on the merged
+        view answers in the store generation ``tag`` (a job's checks found it:
+        :mod:`server.lookahead`)."""
+        values = Values(("name",), tuple({"name": value} for value in column))
+        answer = Answered("solutions", VALUES, b"", len(column), False, values)
+        self.cache.put((tag, _lookup_key(text, bindings, None)), answer)
 
     def earlier(self, text: str, bindings: Mapping[str, Term]) -> list[str]:
         """As :meth:`lookup`, in the versions of pages the store keeps as history."""
@@ -162,6 +202,13 @@ class Backend:
 
 def _key(bindings: Mapping[str, Term]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((k, str(v)) for k, v in bindings.items()))
+
+
+def _lookup_key(
+    text: str, bindings: Mapping[str, Term], within: tuple[str, ...] | None
+) -> tuple[Hashable, ...]:
+    """The cache key (the generation aside) of a lookup's answer."""
+    return ("lookup", text, _key(bindings), within)
 
 
 def _first_column(answer: Answered) -> list[str]:

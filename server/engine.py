@@ -19,7 +19,7 @@ from __future__ import annotations
 import signal
 import threading
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import islice
 from multiprocessing.connection import Connection
 from typing import Literal
@@ -34,6 +34,10 @@ from benchgraph.sparqltext import Term
 from benchgraph.store import Store, StoreError, Triples
 from benchgraph.store.embedded import EmbeddedStore
 from server import guard, memory, results, sandbox
+
+# A lookup run before a job's query (see :mod:`server.lookahead`): an internal query's text and
+# its bindings; its answer is its first column, as :meth:`server.backend.Backend.lookup` reads it.
+Check = tuple[str, Mapping[str, Term]]
 
 # Deeply nested expressions recurse deeply in the engine's parser and evaluator: queries run on
 # a thread with a large stack (address space, mostly never touched).
@@ -64,6 +68,9 @@ class Job:
     # Lines of PREFIX declarations written before a client's query (the predeclared prefixes:
     # benchgraph.prefixes), so that a parse error is said in the client's own lines.
     added: int = 0
+    # Lookups run first, each answered in :attr:`Answered.checked`; the query is run only when
+    # each found something (else the job is a Failure "missing"): see server.lookahead.
+    checks: tuple[Check, ...] = ()
 
     @classmethod
     def asking(
@@ -72,8 +79,10 @@ class Job:
         results_format: str | None,
         graph_format: str | None,
         max_rows: int,
+        checks: tuple[Check, ...] = (),
     ) -> Job:
-        """The job that runs a named query's ``question`` (see :mod:`benchgraph.answering`)."""
+        """The job that runs a named query's ``question`` (see :mod:`benchgraph.answering`),
+        after the lookups ``checks``."""
         return cls(
             question.text,
             results_format,
@@ -81,6 +90,7 @@ class Job:
             max_rows,
             question.bindings,
             past=question.past,
+            checks=checks,
         )
 
 
@@ -133,6 +143,7 @@ class Answered:
     rows: int
     truncated: bool
     values: Values | None = None  # in the format VALUES only
+    checked: tuple[tuple[str, ...], ...] = ()  # the first column of each of the job's checks
 
     @property
     def size(self) -> int:
@@ -147,10 +158,12 @@ class Answered:
 
 @dataclass(frozen=True)
 class Failure:
-    reason: Literal["syntax", "evaluation", "not_acceptable", "store", "refused"]
+    # missing: one of the job's checks found nothing, and the query was not run
+    reason: Literal["syntax", "evaluation", "not_acceptable", "store", "refused", "missing"]
     message: str
     kind: Literal["results", "graph"] | None = None  # for not_acceptable: the answer's kind
     graph: str | None = None  # for refused: the graph named that the store does not hold
+    checked: tuple[tuple[str, ...], ...] = ()  # for missing: as Answered.checked
 
 
 def _written(body: bytes | None) -> bytes:
@@ -201,9 +214,28 @@ def _triples(triples: Iterable[ox.Triple], job: Job, fmt: str) -> Answered:
 
 
 def execute(store: Store, job: Job) -> Answered | Failure:
-    """Run ``job`` on ``store`` and serialise its answer in the format asked for.
+    """Run ``job`` on ``store`` and serialise its answer in the format asked for, after its
+    checks (when one finds nothing, or fails, that is the answer and the query is not run).
 
     A remote store's StoreError (unreachable, timed out) is not a Failure: it propagates."""
+    if job.checks:
+        checked = []
+        for text, bindings in job.checks:
+            found = _answer(store, Job(text, VALUES, None, job.max_rows, bindings))
+            if not isinstance(found, Answered) or found.values is None:
+                return found
+            checked.append(tuple(found.values.column()))
+        if not all(checked):
+            return Failure("missing", "", checked=tuple(checked))
+        answered = _answer(store, job)
+        if isinstance(answered, Failure):
+            return answered
+        return replace(answered, checked=tuple(checked))
+    return _answer(store, job)
+
+
+def _answer(store: Store, job: Job) -> Answered | Failure:
+    """Run ``job``'s query (not its checks) on ``store``; as :func:`execute`."""
     refused = _refused(store, job) if job.guarded else None
     if refused is not None:
         return refused

@@ -18,19 +18,23 @@ import functools
 import hashlib
 import threading
 import time
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import replace
 
 from flask import Blueprint, Flask, Response, jsonify, render_template, request
-from werkzeug.http import is_resource_modified
+from werkzeug.datastructures import MIMEAccept
+from werkzeug.http import is_resource_modified, parse_accept_header
 
 from benchgraph import media
 from benchgraph.answering import Question, ask, bound
 from benchgraph.queries import NamedQuery, QueryError, UnknownName, did_you_mean
 from benchgraph.sparqltext import query_form
 from benchgraph.store import StoreError
+from server import lookahead
 from server.answers import respond
 from server.backend import Backend, current
-from server.engine import Job, Term
+from server.engine import Answered, Failure, Job, Term
 from server.errors import ApiError
 from server.workers import PoolError
 
@@ -114,14 +118,46 @@ def asked(backend: Backend, named: NamedQuery, values: Mapping[str, str]) -> Que
     the query workers (see :func:`benchgraph.answering.ask`). Raises ApiError: 404 for a value
     that names nothing, with the nearest names in ``suggestions``; 400 for a value that is not
     valid."""
-    try:
+    with _refusals():
         return ask(named, values, backend)
+
+
+def _at_hand(
+    backend: Backend, named: NamedQuery, values: Mapping[str, str], tag: str
+) -> Question | None:
+    """:func:`asked` when its lookups are answered without a query in the store generation
+    ``tag`` (see :func:`server.lookahead.at_hand`); None when one needs a query. Raises
+    ApiError as :func:`asked` does."""
+    with _refusals():
+        return lookahead.at_hand(backend, named, values, tag)
+
+
+@contextmanager
+def _refusals() -> Iterator[None]:
+    """Raise a parameter's refusal as the ApiError that says it: 404 for a value that names
+    nothing (with the nearest names in ``suggestions``), 400 for one that is not valid."""
+    try:
+        yield
     except UnknownName as error:
         raise ApiError(
             404, str(error), parameter=error.parameter, suggestions=error.suggestions
         ) from None
     except QueryError as error:
         raise ApiError(400, str(error), parameter=error.parameter) from None
+
+
+@functools.lru_cache(maxsize=256)
+def _negotiated(
+    accept: str, formats: tuple[str, ...]
+) -> tuple[media.MediaType | None, media.MediaType | None]:
+    """The results (or page) format and the graph format a named query's answer may take, for
+    the ``Accept`` header ``accept`` and the ``format`` parameters ``formats``: worked out once
+    per pair (clients send the same few)."""
+    parsed = parse_accept_header(accept, MIMEAccept)
+    return (
+        media.choose(media.of_kind("results", "page"), parsed, formats),
+        media.choose(media.of_kind("graph"), parsed, formats),
+    )
 
 
 @functools.cache
@@ -152,6 +188,37 @@ def cache_key(
     return (named.name, tuple(sorted((k, str(v)) for k, v in bindings.items())), *formats)
 
 
+def _asked_ahead(
+    backend: Backend,
+    named: NamedQuery,
+    values: Mapping[str, str],
+    tag: str,
+    results_format: str | None,
+    graph_format: str | None,
+) -> tuple[Question, Answered] | None:
+    """Run ``named`` with ``values`` and the lookups its parameters need in one job, when
+    they are not cached for the store generation ``tag`` (see :mod:`server.lookahead`); keep
+    what the lookups found in the cache, as :meth:`Backend.lookup` would. Returns the question
+    asked and its answer; None when nothing was asked ahead or no answer came (a lookup found
+    nothing, the store changed meanwhile): :func:`asked` then says why, or runs the question.
+    Raises PoolError as :meth:`Backend.run` does."""
+    found = lookahead.ahead(named, values)
+    if found is None or all(backend.looked_up(tag, t, b) for t, b in found.checks):
+        return None
+    key = cache_key(named, found.question.bindings, results_format, graph_format)
+    if backend.cache.get((tag, key)) is not None:
+        return None
+    job = Job.asking(found.question, results_format, graph_format, backend.max_rows, found.checks)
+    reply = backend.pool.run(job)
+    if backend.pool.generation.tag != tag or len(reply.checked) != len(found.checks):
+        return None  # another generation, or a lookup failed: the ordinary path says how
+    for (text, bindings), column in zip(found.checks, reply.checked, strict=True):
+        backend.remember(tag, text, bindings, column)
+    if isinstance(reply, Failure):
+        return None
+    return found.question, replace(reply, checked=())
+
+
 def parameterless(named: NamedQuery) -> bool:
     """Whether ``named`` can be run with no parameter given (each is optional)."""
     return not any(p.required for p in named.params)
@@ -163,18 +230,25 @@ def run(name: str) -> Response:
     backend = current()
     named = _find(backend, name)
     values = given(named)
-    question = asked(backend, named, values)
-    formats = request.args.getlist("format")
-    results = media.choose(media.of_kind("results", "page"), request.accept_mimetypes, formats)
-    graph = media.choose(media.of_kind("graph"), request.accept_mimetypes, formats)
-    if results is None and graph is None:
-        offered = ", ".join(m.mime for m in media.of_kind("results", "page"))
-        raise ApiError(406, f"no acceptable format; named queries answer as: {offered}")
+    accept = request.headers.get("Accept", "")
+    results, graph = _negotiated(accept, tuple(request.args.getlist("format")))
     page = results is not None and results.kind == "page"
     results_format = "json" if page else (results.key if results else None)
     graph_format = graph.key if graph else None
     backend.pool.start()
     generation = backend.pool.generation
+    conditional = "If-None-Match" in request.headers or "If-Modified-Since" in request.headers
+    early = None
+    question = _at_hand(backend, named, values, generation.tag)
+    if question is None:
+        if (results or graph) and not conditional:
+            early = _asked_ahead(
+                backend, named, values, generation.tag, results_format, graph_format
+            )
+        question = asked(backend, named, values)
+    if results is None and graph is None:
+        offered = ", ".join(m.mime for m in media.of_kind("results", "page"))
+        raise ApiError(406, f"no acceptable format; named queries answer as: {offered}")
     key = cache_key(named, question.bindings, results_format, graph_format)
     # Equal keys give equal bodies: only the HTML page is another representation.
     variant = "html" if page else "answer"
@@ -185,8 +259,11 @@ def run(name: str) -> Response:
     else:
         answer = backend.cache.get((generation.tag, key))
         if answer is None:
-            job = Job.asking(question, results_format, graph_format, backend.max_rows)
-            answer = backend.run(job)
+            if early is not None and early[0] == question:
+                answer = early[1]
+            else:
+                job = Job.asking(question, results_format, graph_format, backend.max_rows)
+                answer = backend.run(job)
             backend.cache.put((generation.tag, key), answer)
         response = respond(
             answer,
@@ -268,6 +345,12 @@ class Warmer:
         graph_format = media.of_kind("graph")[0].key
         limit = float(backend.config["dump_timeout"])
         started, kept = time.monotonic(), 0
+        try:
+            things = backend.read_kinds(tag, limit)
+            if things is not None:
+                log.info("kept the %d things parameters are checked against, for %s", things, tag)
+        except (ApiError, PoolError) as error:
+            log.warning("parameters will be checked by queries: %s", error)
         log.info("warming %d named queries for generation %s", len(chosen), tag)
         for named in chosen:
             if self._stopping.is_set():

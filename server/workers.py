@@ -231,6 +231,9 @@ class WorkerPool:
         self._all: set[_Worker] = set()
         self.held: HeldStore | None = None
         self._reading = str(self.location)  # the generation the next job runs on
+        # Whether a generation may have lost its last reader since the last look (a worker
+        # moved to the latest, or stopped): only then are the generations listed, after a job.
+        self._unread = False
         self._started = False
 
     def start(self) -> None:
@@ -296,7 +299,9 @@ class WorkerPool:
                     ) from None
             self._begin(worker, preemptible=isinstance(job, Job) and job.preemptible)
             with self._guard:
-                worker.location = self._reading
+                if worker.location != self._reading:
+                    worker.location = self._reading
+                    self._unread = True  # the generation it read may be read by none now
             worker.conn.send((worker.location, job))
             watched = _Progress(worker.process.pid, job.path) if isinstance(job, DumpJob) else None
             if not self._wait(worker, limit, watched):
@@ -429,6 +434,7 @@ class WorkerPool:
 
     def _discard(self) -> None:
         """Delete the generations no worker reads (with the lock held)."""
+        self._unread = False
         if self.held is not None:
             reading = {Path(w.location) for w in self._all} | {Path(self._reading)}
             self.held.discard(reading)
@@ -467,7 +473,8 @@ class WorkerPool:
             if not (worker.preempted or worker.over_memory):
                 self._idle.append(worker)
                 self._changed.notify_all()
-                self._discard()  # the generation it read before this job may be free now
+                if self._unread:  # the generation it read before this job may be free now
+                    self._discard()
                 return
         self._replace(worker)
 
@@ -475,6 +482,7 @@ class WorkerPool:
         worker.stop()
         with self._changed:
             self._all.discard(worker)
+            self._unread = True
             self._running.pop(worker, None)
             if worker.preempted:
                 self._freeing -= 1

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import REPO
+from support import EXAMPLES, REPO, build_store
 
 from bench.launch import Server
 from bench.report import size_line, write
@@ -189,6 +189,26 @@ def test_append_measures_queries_only_and_keeps_the_ingest(tmp_path: Path) -> No
     assert "each series stopped after 0 s (at least 3 requests)" in text
     ingest_row = f"| 8 | {size['ingest']['results']} | {size['ingest']['quads']} |"
     assert len([line for line in text.splitlines() if line.startswith(ingest_row)]) == 1
+
+
+def test_stores_already_built_are_measured_on_copies_and_never_written(tmp_path: Path) -> None:
+    """With ``--stores``, a store already built is copied and its queries measured, each value
+    asked of both servers; no ingest is measured and the store itself is left as it was."""
+    store = build_store(tmp_path / "store-8", EXAMPLES)
+    before = {p.relative_to(store): p.read_bytes() for p in store.rglob("*") if p.is_file()}
+    out = tmp_path / "bench.md"
+    options = ["--sizes", "8", "--stores", str(tmp_path / "store-{pages}"), "--repeat", "1"]
+    options += ["--requests", "3", "--clients", "1", "--each", "1", "--rdflib-max-pages", "0"]
+    options += ["--queries", "methods-introduced-by-paper", "--validation-sizes", "0"]
+    bench_run(options, out)
+    (size,) = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))["sizes"]
+    assert size["ingest"] is None
+    row = size["queries"]["methods-introduced-by-paper"]
+    for server in ("benchgraph", "oxigraph"):
+        assert row[server]["uncached"]["requests"] == row["distinct_values"] + 1 > 1
+    assert row["same_rows"]
+    after = {p.relative_to(store): p.read_bytes() for p in store.rglob("*") if p.is_file()}
+    assert after == before
 
 
 def test_same_rows_compares_where_both_servers_answered() -> None:
