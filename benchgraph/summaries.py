@@ -23,8 +23,9 @@ On each version node ``V`` (all in :data:`benchgraph.graphs.VERSIONS`):
 - ``V bg:summarySelfReportedNames "a; b"``: their labels on the page, in order, as the audit
   shows them (unless one of them has no label on the page: then ``V bg:summaryUnnamedMethod m``
   for each such method, and the audit finds the names in the merged view);
-- ``V bg:summaryMethodWithoutOrigin t``, with ``t bg:summaryMethod m`` and
-  ``t bg:summaryResults n``: each method the page names no origin paper for, and its results.
+- ``V bg:summaryMethodWithoutOrigin t``, with ``t bg:summaryMethod m``, ``t bg:summaryPaper p``
+  and ``t bg:summaryResults n``: each method the page names no origin paper for, with each
+  paper that reported its results, and their number.
 
 A store written before summaries, or one whose summaries were damaged, is found by
 :func:`check` and put right by :func:`repair` (``benchgraph repair``).
@@ -54,6 +55,7 @@ PREDICATES = (
     V.summaryUnnamedMethod,
     V.summaryMethodWithoutOrigin,
     V.summaryMethod,
+    V.summaryPaper,
 )
 
 
@@ -76,7 +78,7 @@ def summary(version: str, page: Iterable[ox.Triple]) -> list[ox.Triple]:
     known = {method for method, _ in origins}
     results = self_reported = origin_known = 0
     self_methods: set[ox.Term] = set()
-    without: Counter[ox.Term] = Counter()
+    without: Counter[tuple[ox.Term, ox.Term]] = Counter()
     for result, found in methods.items():
         for method in found:
             for paper in papers.get(result, ()):
@@ -87,7 +89,7 @@ def summary(version: str, page: Iterable[ox.Triple]) -> list[ox.Triple]:
                 if method in known:
                     origin_known += 1
                 else:
-                    without[method] += 1
+                    without[method, paper] += 1
     node = ox.NamedNode(version)
     found_triples = [
         ox.Triple(node, ox.NamedNode(V.summaryResults), _integer(results)),
@@ -106,11 +108,12 @@ def summary(version: str, page: Iterable[ox.Triple]) -> list[ox.Triple]:
         found_triples.append(
             ox.Triple(node, ox.NamedNode(V.summarySelfReportedNames), ox.Literal(text))
         )
-    for method, count in sorted(without.items(), key=lambda pair: str(pair[0])):
-        tally = ox.NamedNode(f"{version}/without-origin/{_digest(method)}")
+    for (method, paper), count in sorted(without.items(), key=lambda item: str(item[0])):
+        tally = ox.NamedNode(f"{version}/without-origin/{_digest(method, paper)}")
         found_triples += [
             ox.Triple(node, ox.NamedNode(V.summaryMethodWithoutOrigin), tally),
             ox.Triple(tally, ox.NamedNode(V.summaryMethod), method),
+            ox.Triple(tally, ox.NamedNode(V.summaryPaper), paper),
             ox.Triple(tally, ox.NamedNode(V.summaryResults), _integer(count)),
         ]
     return found_triples
@@ -120,8 +123,8 @@ def _integer(value: int) -> ox.Literal:
     return ox.Literal(str(value), datatype=_INTEGER)
 
 
-def _digest(term: ox.Term) -> str:
-    return hashlib.sha256(str(term).encode()).hexdigest()[:16]
+def _digest(*terms: ox.Term) -> str:
+    return hashlib.sha256(" ".join(map(str, terms)).encode()).hexdigest()[:16]
 
 
 def added(change: Change, key: str, sha256: str, page: Sequence[ox.Triple]) -> Change:

@@ -147,6 +147,7 @@ summarySelfReportedNames = BG + "summarySelfReportedNames"
 summaryUnnamedMethod = BG + "summaryUnnamedMethod"
 summaryMethodWithoutOrigin = BG + "summaryMethodWithoutOrigin"
 summaryMethod = BG + "summaryMethod"
+summaryPaper = BG + "summaryPaper"
 
 # Alias records (the alias graph): curators' reviewed statements that two IRIs name one thing
 Alias = BG + "Alias"
