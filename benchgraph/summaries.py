@@ -42,6 +42,7 @@ import pyoxigraph as ox
 
 from benchgraph import graphs, iris, queries
 from benchgraph import vocab as V
+from benchgraph.sparqltext import Term
 from benchgraph.store import Change, Store
 
 _INTEGER = ox.NamedNode(V.XSD + "integer")
@@ -61,10 +62,10 @@ PREDICATES = (
 
 def summary(version: str, page: Iterable[ox.Triple]) -> list[ox.Triple]:
     """The summary of the version ``version`` (its IRI) whose page graph holds ``page``."""
-    methods: dict[ox.Term, list[ox.Term]] = {}
-    papers: dict[ox.Term, list[ox.Term]] = {}
-    origins: set[tuple[ox.Term, ox.Term]] = set()
-    labels: dict[ox.Term, set[ox.Term]] = {}
+    methods: dict[Term, list[Term]] = {}
+    papers: dict[Term, list[Term]] = {}
+    origins: set[tuple[Term, Term]] = set()
+    labels: dict[Term, set[Term]] = {}
     for t in page:
         predicate = t.predicate.value
         if predicate == V.method:
@@ -77,8 +78,8 @@ def summary(version: str, page: Iterable[ox.Triple]) -> list[ox.Triple]:
             labels.setdefault(t.subject, set()).add(t.object)
     known = {method for method, _ in origins}
     results = self_reported = origin_known = 0
-    self_methods: set[ox.Term] = set()
-    without: Counter[tuple[ox.Term, ox.Term]] = Counter()
+    self_methods: set[Term] = set()
+    without: Counter[tuple[Term, Term]] = Counter()
     for result, found in methods.items():
         for method in found:
             for paper in papers.get(result, ()):
@@ -123,7 +124,7 @@ def _integer(value: int) -> ox.Literal:
     return ox.Literal(str(value), datatype=_INTEGER)
 
 
-def _digest(*terms: ox.Term) -> str:
+def _digest(*terms: Term) -> str:
     return hashlib.sha256(" ".join(map(str, terms)).encode()).hexdigest()[:16]
 
 

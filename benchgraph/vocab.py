@@ -139,6 +139,7 @@ withdrawnAt = BG + "withdrawnAt"
 restoredAt = BG + "restoredAt"
 
 # A version's audit summary (see benchgraph.summaries), in the versions catalogue
+SummaryEntry = BG + "SummaryEntry"
 summaryResults = BG + "summaryResults"
 summarySelfReported = BG + "summarySelfReported"
 summaryOriginKnown = BG + "summaryOriginKnown"

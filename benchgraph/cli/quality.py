@@ -4,8 +4,8 @@
 catalogue agrees with its graphs (:mod:`benchgraph.integrity`), 1 when something breaks a shape
 with severity sh:Violation (on a page or across pages) or the catalogue disagrees, 2 on an error
 (shapes that do not parse, a store that cannot be opened). ``benchgraph audit`` exits 0, or 2 on
-an error. ``benchgraph repair`` exits 0 when the merged view, the catalogue and the audit summaries are
-right or were repaired, 1 when ``--check`` finds one differs, 2 on an error.
+an error. ``benchgraph repair`` exits 0 when the merged view, the catalogue and the audit
+summaries are right or were repaired, 1 when ``--check`` finds one differs, 2 on an error.
 """
 
 from __future__ import annotations

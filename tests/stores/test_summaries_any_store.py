@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pyoxigraph as ox
-import pytest
 from support import run_cli
 
 from benchgraph import answering, graphs, queries, summaries
