@@ -62,16 +62,16 @@ PREDICATES = (
 
 def summary(version: str, page: Iterable[ox.Triple]) -> list[ox.Triple]:
     """The summary of the version ``version`` (its IRI) whose page graph holds ``page``."""
-    methods: dict[Term, list[Term]] = {}
-    papers: dict[Term, list[Term]] = {}
+    methods: dict[Term, set[Term]] = {}  # sets: a statement counts once, as in a graph
+    papers: dict[Term, set[Term]] = {}
     origins: set[tuple[Term, Term]] = set()
     labels: dict[Term, set[Term]] = {}
     for t in page:
         predicate = t.predicate.value
         if predicate == V.method:
-            methods.setdefault(t.subject, []).append(t.object)
+            methods.setdefault(t.subject, set()).add(t.object)
         elif predicate == V.reportedIn:
-            papers.setdefault(t.subject, []).append(t.object)
+            papers.setdefault(t.subject, set()).add(t.object)
         elif predicate == V.introducedIn:
             origins.add((t.subject, t.object))
         elif predicate == V.label:
