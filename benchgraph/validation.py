@@ -33,7 +33,7 @@ from rdflib import RDF, RDFS, BNode, URIRef
 from rdflib.collection import Collection
 from rdflib.term import Node
 
-from benchgraph import graphs, integrity, queries, resources, shacl, terms, validated
+from benchgraph import graphs, integrity, queries, resources, shacl, summaries, terms, validated
 from benchgraph import vocab as V
 from benchgraph.settings import Engine
 from benchgraph.store import Store, ViewCheck
@@ -459,6 +459,9 @@ class StoreReport:
     # What was left unchecked as unchanged since the last saved re-validation (nothing, when
     # every page was checked).
     rechecked: validated.Rechecked = field(default_factory=validated.Rechecked)
+    # Whether each current version's audit summary matches its page graph: checked with the
+    # catalogue, and taken with it from the last saved re-validation when nothing changed.
+    summarised: summaries.SummaryCheck = field(default_factory=lambda: summaries.SummaryCheck(()))
 
     @property
     def findings(self) -> list[Finding]:
@@ -688,6 +691,7 @@ def validate_store(
     if state is not None and _reusable(state, found):
         cross = [Finding(**f) for f in state.cross_page]  # type: ignore[arg-type]
         view, catalogue, reuse = ViewCheck((), ()), integrity.CatalogueCheck((), ()), True
+        summarised = summaries.SummaryCheck(())
     else:
         reuse = False
         cross = cross_page_findings(store, shapes)
@@ -696,11 +700,12 @@ def validate_store(
             validated.view_check(store, found.touched) if narrow and found else store.check_view()
         )
         catalogue = integrity.check(store)
+        summarised = summaries.check(store)
     across = [*cross, *(recorded.findings if recorded else ())]
     rechecked = validated.Rechecked(state, len(listed) - len(reports), reuse, found)
     if state is not None:
         rechecked.stored = _stored(state, [g for g in listed if g not in wanted])
-    result = StoreReport(reports, across, view, catalogue, rechecked)
+    result = StoreReport(reports, across, view, catalogue, rechecked, summarised)
     if save:
         versions = {g: held.get(g, "") for g in listed}
         versions.update({g: sha for g, sha in held.items() if graphs.is_history(g)})
@@ -708,7 +713,13 @@ def validate_store(
         counts = {g: c for g, c in (state.counts if state else {}).items() if g not in wanted}
         counts.update({g: _counts(r) for g, r in zip(checked, reports, strict=True)})
         saved = validated.State(
-            digest, versions, view.exact, catalogue.exact, cross_page, when, counts
+            digest,
+            versions,
+            view.exact,
+            catalogue.exact and summarised.exact,
+            cross_page,
+            when,
+            counts,
         )
         store.replace_graphs({validated.GRAPH: saved.triples()})
     return result.conforms, result

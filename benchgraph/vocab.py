@@ -138,6 +138,18 @@ versionGraph = BG + "versionGraph"
 withdrawnAt = BG + "withdrawnAt"
 restoredAt = BG + "restoredAt"
 
+# A version's audit summary (see benchgraph.summaries), in the versions catalogue
+SummaryEntry = BG + "SummaryEntry"
+summaryResults = BG + "summaryResults"
+summarySelfReported = BG + "summarySelfReported"
+summaryOriginKnown = BG + "summaryOriginKnown"
+summarySelfReportedMethod = BG + "summarySelfReportedMethod"
+summarySelfReportedNames = BG + "summarySelfReportedNames"
+summaryUnnamedMethod = BG + "summaryUnnamedMethod"
+summaryMethodWithoutOrigin = BG + "summaryMethodWithoutOrigin"
+summaryMethod = BG + "summaryMethod"
+summaryPaper = BG + "summaryPaper"
+
 # Alias records (the alias graph): curators' reviewed statements that two IRIs name one thing
 Alias = BG + "Alias"
 AliasStatus = BG + "AliasStatus"

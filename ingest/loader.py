@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from benchgraph import graphs, iris, queries, validation, versions
+from benchgraph import graphs, iris, queries, summaries, validation, versions
 from benchgraph.outcomes import Outcome, Status
 from benchgraph.store import Change, LoadUndone, Store, StoreError
 from benchgraph.versions import Activity
@@ -301,7 +301,7 @@ def _validated(
             origin, status, message, len(page.results), graph, report.findings, notes, page.key
         )
     assert plan.change is not None
-    return Write(plan.change, outcome)
+    return Write(summaries.added(plan.change, page.key, page.sha256, triples), outcome)
 
 
 def out_of_range(page: Page) -> Iterator[PageWarning]:

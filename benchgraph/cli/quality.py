@@ -4,8 +4,8 @@
 catalogue agrees with its graphs (:mod:`benchgraph.integrity`), 1 when something breaks a shape
 with severity sh:Violation (on a page or across pages) or the catalogue disagrees, 2 on an error
 (shapes that do not parse, a store that cannot be opened). ``benchgraph audit`` exits 0, or 2 on
-an error. ``benchgraph repair`` exits 0 when the merged view and the catalogue are right or were
-repaired, 1 when ``--check`` finds either differs, 2 on an error.
+an error. ``benchgraph repair`` exits 0 when the merged view, the catalogue and the audit
+summaries are right or were repaired, 1 when ``--check`` finds one differs, 2 on an error.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import argparse
 import sys
 from datetime import date
 
-from benchgraph import audit, integrity, settings
+from benchgraph import audit, integrity, settings, summaries
 from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, existing_store, store_option
 
 DEFAULT_STALE_DAYS = 180
@@ -35,8 +35,8 @@ def _add_validate(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         description="Re-validate the pages of the store against the shapes in shapes/ (they may "
         "have changed since ingest), one page at a time, then run the cross-page checks "
         "(queries/check-*.rq). Each page's report replaces its stored report. It also checks "
-        "the merged view and the versions catalogue against the page and history graphs, as "
-        "`repair --check` does, and says on stderr where the catalogue disagrees. Only the "
+        "the merged view, the versions catalogue and the audit summaries against the page and "
+        "history graphs, as `repair --check` does, and says on stderr where they disagree. Only the "
         "pages whose version changed since the last saved validation against the same shapes "
         "are checked again (--all: every page); the store-wide checks are taken from that "
         "validation when no page changed. "
@@ -109,14 +109,15 @@ def _add_repair(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "it also builds the view of a store written by an earlier version. It checks the "
         "versions catalogue against the page and history graphs too (each version held by the "
         "graph it names, the page graph's version current, every history graph recorded) and "
-        "makes the catalogue say what the graphs hold. "
+        "makes the catalogue say what the graphs hold, and rebuilds the audit summary of each "
+        "current version whose summary is missing or differs from its page graph. "
         "Exit codes: 0 all is right (or was repaired); 1 with --check, something differs; "
         "2 error.",
     )
     repair.add_argument(
         "--check",
         action="store_true",
-        help="change nothing: only say whether the view or the catalogue differs",
+        help="change nothing: only say whether the view, the catalogue or a summary differs",
     )
     store_option(repair)
     repair.set_defaults(handler=run_repair)
@@ -158,15 +159,18 @@ def run_validate(args: argparse.Namespace) -> int:
         sys.stderr.write(f"benchgraph: error: {error}\n")
         return EXIT_ERROR
     conforms, catalogue = report.conforms, report.catalogue
+    summarised = report.summarised
     if not catalogue.exact:  # the shapes' report stays in its format; this goes beside it
         sys.stderr.write(f"benchgraph: {catalogue.text()}\n")
+    if not summarised.exact:
+        sys.stderr.write(f"benchgraph: {summarised.text()}\n")
     if args.format == "json":
         sys.stdout.write(report.as_json(summary=args.summary))
     elif args.format == "turtle":
         sys.stdout.write(report.turtle())
     else:
         sys.stdout.write(report.text(summary=args.summary))
-    return EXIT_OK if conforms and catalogue.exact else EXIT_REFUSED
+    return EXIT_OK if conforms and catalogue.exact and summarised.exact else EXIT_REFUSED
 
 
 def run_repair(args: argparse.Namespace) -> int:
@@ -177,20 +181,27 @@ def run_repair(args: argparse.Namespace) -> int:
             print(f"repaired the versions catalogue in {len(catalogue.found)} places:")
             print("\n".join(f"  {found.text()}" for found in catalogue.found))
             catalogue = integrity.check(store)
+        summarised = summaries.check(store)
+        if not summarised.exact and not args.check:
+            summaries.repair(store, summarised)
+            print(f"rebuilt the audit summaries of {len(summarised.wrong)} current versions")
+            summarised = summaries.check(store)
         check = store.check_view()
         if check.exact or args.check:
             print(catalogue.text())
+            print(summarised.text())
             print(check.text())
-            exact = check.exact and catalogue.exact
+            exact = check.exact and catalogue.exact and summarised.exact
             return EXIT_OK if exact else EXIT_REFUSED if args.check else EXIT_ERROR
         store.repair_view(check)
         after = store.check_view()
     print(catalogue.text())
+    print(summarised.text())
     print(
         f"repaired the merged view: added {len(check.missing)} triples stated by pages, "
         f"removed {len(check.extra)} stated by none; {after.text()}"
     )
-    return EXIT_OK if after.exact and catalogue.exact else EXIT_ERROR
+    return EXIT_OK if after.exact and catalogue.exact and summarised.exact else EXIT_ERROR
 
 
 def run_audit(args: argparse.Namespace) -> int:
