@@ -28,6 +28,9 @@ The guarantees are the embedded store's:
   staging graph, then moved into place by one last request, so it is still replaced at once.
   A writer that stops mid-way leaves a staging graph (``urn:benchgraph:staging:…``), never a
   half-replaced page; the next write to the store removes staging graphs over an hour old.
+- A group of pages (an ingest's batch: :meth:`RemoteStore.write_many`) goes through the
+  server's bulk path (:mod:`benchgraph.store.bulk`): one N-Quads POST to its Graph Store
+  endpoint, or graphs staged one per request and moved into place, each page still whole.
 - Every request has a time limit. Refused or dropped connections and 502/503/504 answers are
   retried with backoff, a bounded number of times; every request is safe to repeat (the final
   move of a staged page does nothing once done).
@@ -324,11 +327,13 @@ class RemoteStore(Store):
     # Writing
 
     def write_many(self, changes: Sequence[Change]) -> None:
-        """Write ``changes`` in order, each page whole: a group of LEAST_PAGES or more through
-        the server's bulk path (:mod:`benchgraph.store.bulk`), fewer one update each. Raises
+        """Write ``changes`` in order, each page whole: a group of LEAST_PAGES or more (or any
+        group after one such: the rest of a batch) through the server's bulk path
+        (:mod:`benchgraph.store.bulk`), fewer one update each. Raises
         StoreError when nothing of them is in place, PartlyWritten when the first ``done``
         are."""
-        if self.endpoints.bulk is None or len(changes) < LEAST_PAGES:
+        small = len(changes) < LEAST_PAGES and self._bulk is None  # not a batch's last group
+        if self.endpoints.bulk is None or small:
             super().write_many(changes)
             return
         self._remove_stale_staging()

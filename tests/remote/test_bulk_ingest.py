@@ -217,3 +217,18 @@ def _all_graphs(store: RemoteStore) -> list[str]:
     answer = store.query("SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }", default_graph=())
     assert isinstance(answer, ox.QuerySolutions)
     return [row["g"].value for row in answer]
+
+
+def test_staged_blank_nodes_are_relabelled_and_literals_are_not() -> None:
+    from benchgraph.store.bulk import _labelled
+
+    lines = [
+        '_:a <http://ex/p> "a _:b text ." .',
+        "<http://ex/s> <http://ex/q> _:a .",
+        '<http://ex/s> <http://ex/r> "_:c" .',
+    ]
+    assert _labelled(lines, "g1x") == [
+        '_:g1xa <http://ex/p> "a _:b text ." .',
+        "<http://ex/s> <http://ex/q> _:g1xa .",
+        '<http://ex/s> <http://ex/r> "_:c" .',
+    ]
