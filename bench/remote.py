@@ -149,12 +149,16 @@ def oxigraph_quads(base: str) -> int:
     return count(query, "count-default-triples") + count(query, "count-named-quads")
 
 
-def oxigraph_ingest(pages: Path, store: Path) -> tuple[float, int]:
-    """benchgraph's ingest into a fresh ``oxigraph serve`` on ``store``: seconds and quads."""
+def oxigraph_ingest(pages: Path, store: Path, nquads: Path | None = None) -> tuple[float, int]:
+    """benchgraph's ingest into a fresh ``oxigraph serve`` on ``store``: seconds and quads; with
+    ``nquads``, what it wrote is exported there (by the same server, still up)."""
     shutil.rmtree(store, ignore_errors=True)
     server, base = start_oxigraph(store, "serve")
     try:
-        return ingest(pages, base + "query", clean_env()), oxigraph_quads(base)
+        seconds, quads = ingest(pages, base + "query", clean_env()), oxigraph_quads(base)
+        if nquads is not None:
+            export(base + "query", nquads, clean_env())
+        return seconds, quads
     finally:
         server.stop()
 
@@ -192,12 +196,7 @@ def measure_oxigraph(pages: Path, work: Path, repeat: int) -> dict[str, Any]:
     store of benchgraph's last ingest stays at ``work/oxigraph``, its quads at
     ``work/oxigraph.nq``."""
     store, nquads = work / "oxigraph", work / "oxigraph.nq"
-    runs = [oxigraph_ingest(pages, store)]
-    server, base = start_oxigraph(store)
-    try:
-        export(base + "query", nquads, clean_env())
-    finally:
-        server.stop()
+    runs = [oxigraph_ingest(pages, store, nquads)]
     load, posted = [], []
     for n in range(repeat):  # interleaved, so that the machine's load weighs on each alike
         load.append(oxigraph_load(nquads, work / "loaded"))
