@@ -18,7 +18,7 @@ from support.oxiserver import FaultProxy
 
 from bench.generate import generate
 from bench.history import revise
-from benchgraph import graphs
+from benchgraph import graphs, versions
 from benchgraph import vocab as V
 from benchgraph.outcomes import Outcome
 from benchgraph.store import Store
@@ -150,10 +150,22 @@ class RefusingProxy(FaultProxy):
     that takes one graph per request), and, from the ``fail_from``-th graph POST on, every
     one with 503 (a server that went away half-way)."""
 
-    def __init__(self, target: str, fail_from: int = 0) -> None:
+    def __init__(self, target: str, fail_from: int = 0, fail_moves_from: int = 0) -> None:
         super().__init__(target)
         self.fail_from = fail_from
+        self.fail_moves_from = fail_moves_from  # from the Nth move request on, 400
         self.graph_posts = 0
+        self.moves = 0
+
+    def handle(self, handler, body):  # type: ignore[no-untyped-def]
+        if body is not None and b"MOVE SILENT GRAPH" in body:
+            self.moves += 1
+            if self.fail_moves_from and self.moves >= self.fail_moves_from:
+                handler.send_response(400)
+                handler.send_header("Content-Length", "0")
+                handler.end_headers()
+                return
+        super().handle(handler, body)
 
     def _refusal(self, handler):  # type: ignore[no-untyped-def]
         if handler.command == "POST" and handler.path.startswith("/store"):
@@ -165,9 +177,14 @@ class RefusingProxy(FaultProxy):
         return super()._refusal(handler)
 
 
-def proxied(server: Remote, proxy: FaultProxy) -> RemoteStore:
-    base, bulk = server.base, proxy.url.replace("/query", "/store")
-    store = RemoteStore(Endpoints(proxy.url, f"{base}/update", f"{base}/store", bulk), retries=1)
+def proxied(server: Remote, proxy: FaultProxy, statements: int = 0) -> RemoteStore:
+    """A store on ``server`` whose queries, updates and bulk POSTs go through ``proxy``."""
+    base, bulk = proxy.url.rsplit("/", 1)[0], proxy.url.replace("/query", "/store")
+    store = RemoteStore(
+        Endpoints(proxy.url, f"{base}/update", f"{server.base}/store", bulk),
+        retries=1,
+        request_statements=statements,
+    )
     store.client.backoff = 0.05
     return store
 
@@ -232,3 +249,26 @@ def test_staged_blank_nodes_are_relabelled_and_literals_are_not() -> None:
         "<http://ex/s> <http://ex/q> _:g1xa .",
         '<http://ex/s> <http://ex/r> "_:c" .',
     ]
+
+
+def test_a_move_refused_after_others_leaves_each_page_whole_or_absent(
+    corpus: Path, remote: Remote
+) -> None:
+    remote.clear()
+    proxy = RefusingProxy(remote.base, fail_moves_from=2)
+    try:
+        store = proxied(remote, proxy, statements=300)  # a few pages per move request
+        seen: list[Outcome] = []
+        with pytest.raises(IngestStopped):
+            for outcome in ingest_files(store, sorted(corpus.iterdir()), now=NOW):
+                seen.append(outcome)
+        stored = {g for g in store.named_graphs() if graphs.is_page(g)}
+        assert 0 < len(stored) < PAGES
+        assert stored == {o.graph for o in seen if o.status == "loaded"}
+        held = store.graph_sizes()
+        for graph in stored:  # each page there is whole: its report and catalogue entry too
+            assert held[graphs.report(graph)] > 0
+            assert versions.read(store, graphs.key_of(graph)).current is not None
+        assert store.check_view().exact
+    finally:
+        proxy.close()
