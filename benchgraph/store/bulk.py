@@ -2,28 +2,34 @@
 
 A page written on its own goes to the server as one SPARQL update (:mod:`.writes`); a server
 compiles such an update statement by statement, which costs it several times what its own
-loader takes for the same triples. A group of pages goes instead in two steps:
+loader takes for the same triples. A group of pages goes instead through the server's Graph
+Store endpoint, in the first of these forms it takes (found once, by a probe quad POSTed into
+a scratch staging graph and looked for there):
 
-1. **Staging.** Every graph the group writes (each page's graph and report, each kept version)
-   is sent into a staging graph of its own (``urn:benchgraph:staging:…``), by the server's
-   bulk path: the whole group as one N-Quads document POSTed to the Graph Store endpoint (what
-   ``oxigraph serve``'s ``/store`` takes: one request, one transaction), or, for a server that
-   takes one graph per request (Virtuoso's ``/sparql-graph-crud-auth``), one Graph Store
-   Protocol POST per graph (``?graph=``). Nothing a reader asks for sees a staging graph: it
-   is no page graph, the view does not hold it, and benchgraph lists no graph outside its own.
-2. **Moving.** One update per page, sent several pages to a request, puts each page in place:
-   its kept version copied, its old statements out of the view (unless another page states
-   them), each staging graph moved onto the graph it stands for (``MOVE``), the page graph
-   added to the view (``ADD``), and its catalogue statements deleted and inserted. A request
-   is one transaction on a server that runs updates as transactions (Oxigraph): a reader sees
-   all of a page or none of it, the view stays the union of the page graphs, and the
-   catalogue changes with the page.
+- **A whole dataset** (``oxigraph serve``'s ``/store``). The group's pages that only add (no
+  graph of theirs exists yet, no version kept, nothing deleted) are one N-Quads POST: each
+  page's graph and report, its statements in the view, its catalogue statements. The server
+  runs it as one transaction, so a reader sees all of them or none. A page that replaces
+  graphs goes as one update (:meth:`RemoteStore.write`), in its place in the order.
+- **One graph per request** (Virtuoso's ``/sparql-graph-crud-auth``, ``?graph=``), in two
+  steps. *Staging*: every graph the group writes is POSTed (N-Triples, a few requests at once)
+  into a staging graph of its own (``urn:benchgraph:staging:…``). Nothing a reader asks for
+  sees one: it is no page graph, the view does not hold it, and benchgraph lists no graph
+  outside its own. *Moving*: one update per page, sent several pages to a request, puts each
+  page in place: its kept version copied, its old statements out of the view (unless another
+  page states them), each staging graph moved onto the graph it stands for (``MOVE``), the
+  page graph added to the view (``ADD``: the same blank nodes), its catalogue statements
+  deleted and inserted. A request is compiled whole: a reader sees all of a page or none of
+  it (on Virtuoso, but for runtime errors), the view stays the union of the page graphs, and
+  the catalogue changes with the page.
+- **Neither**: one update per page, as before.
 
 A move request is never repeated blindly (``MOVE`` from a staging graph already moved would
 empty the page): when its answer is lost, the staging graphs it moves say whether it was
 done, and it is sent again only if none was moved. A group that stops half-way leaves its
 pages either in place or still staged; the next write to the store removes staging graphs
-over an hour old.
+over an hour old. A dataset POST retried after its answer was lost adds nothing new, but for
+statements with blank nodes, which it adds again.
 """
 
 from __future__ import annotations
