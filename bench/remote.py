@@ -23,9 +23,14 @@ For each size a corpus is generated (``bench.generate``, seed 1) and measured:
    Every answer's rows are counted against ``oxigraph serve-read-only`` over the Oxigraph store
    of step 1; a query Virtuoso refuses or answers with other row counts is recorded as failing.
 
-Timings are min/median/max over ``--repeat`` runs. The numbers go to a JSON file of their own
-beside ``--out`` (``BENCHMARKS.remote.json``), which :mod:`bench.report` reads whenever it
-writes the report, so ``bench.run`` keeps the section ("Remote stores").
+Each server's loaders run in turn with benchgraph's ingest (interleaved, ``--repeat`` times),
+so that a machine's changing load weighs on both alike. A batch of pages reaches each server
+through its bulk path (``benchgraph/store/bulk.py``): one N-Quads POST per group into the
+Oxigraph server, staging graphs moved into place on Virtuoso. ``--corpus`` reads pages
+generated already instead of generating them. Timings are min/median/max over ``--repeat``
+runs. The numbers go to a JSON file of their own beside ``--out``
+(``BENCHMARKS.remote.json``), which :mod:`bench.report` reads whenever it writes the report, so
+``bench.run`` keeps the section ("Remote stores").
 """
 
 from __future__ import annotations
@@ -144,12 +149,16 @@ def oxigraph_quads(base: str) -> int:
     return count(query, "count-default-triples") + count(query, "count-named-quads")
 
 
-def oxigraph_ingest(pages: Path, store: Path) -> tuple[float, int]:
-    """benchgraph's ingest into a fresh ``oxigraph serve`` on ``store``: seconds and quads."""
+def oxigraph_ingest(pages: Path, store: Path, nquads: Path | None = None) -> tuple[float, int]:
+    """benchgraph's ingest into a fresh ``oxigraph serve`` on ``store``: seconds and quads; with
+    ``nquads``, what it wrote is exported there (by the same server, still up)."""
     shutil.rmtree(store, ignore_errors=True)
     server, base = start_oxigraph(store, "serve")
     try:
-        return ingest(pages, base + "query", clean_env()), oxigraph_quads(base)
+        seconds, quads = ingest(pages, base + "query", clean_env()), oxigraph_quads(base)
+        if nquads is not None:
+            export(base + "query", nquads, clean_env())
+        return seconds, quads
     finally:
         server.stop()
 
@@ -187,14 +196,13 @@ def measure_oxigraph(pages: Path, work: Path, repeat: int) -> dict[str, Any]:
     store of benchgraph's last ingest stays at ``work/oxigraph``, its quads at
     ``work/oxigraph.nq``."""
     store, nquads = work / "oxigraph", work / "oxigraph.nq"
-    runs = [oxigraph_ingest(pages, store) for _ in range(repeat)]
-    server, base = start_oxigraph(store)
-    try:
-        export(base + "query", nquads, clean_env())
-    finally:
-        server.stop()
-    load = [oxigraph_load(nquads, work / "loaded") for _ in range(repeat)]
-    posted = [oxigraph_post(nquads, work / "posted") for _ in range(repeat)]
+    runs = [oxigraph_ingest(pages, store, nquads)]
+    load, posted = [], []
+    for n in range(repeat):  # interleaved, so that the machine's load weighs on each alike
+        load.append(oxigraph_load(nquads, work / "loaded"))
+        posted.append(oxigraph_post(nquads, work / "posted"))
+        if n + 1 < repeat:
+            runs.append(oxigraph_ingest(pages, store))
     shutil.rmtree(work / "loaded", ignore_errors=True)
     shutil.rmtree(work / "posted", ignore_errors=True)
     return compared(runs, {"oxigraph load": load, "POST /store?no_transaction": posted}, nquads)
@@ -264,8 +272,10 @@ def measure_virtuoso(
     reads the store back."""
     server.clear()
     own = count(server.url, "count-named-quads")
-    load = [virtuoso_load(nquads, server, own) for _ in range(repeat)]
-    runs = [virtuoso_ingest(pages, server, own) for _ in range(repeat)]
+    load, runs = [], []
+    for _ in range(repeat):  # interleaved
+        load.append(virtuoso_load(nquads, server, own))
+        runs.append(virtuoso_ingest(pages, server, own))
     result = compared(runs, {"ld_dir + rdf_loader_run": load}, nquads)
     env = clean_env({**server.env(), "BENCHGRAPH_STORE_REQUEST_STATEMENTS": VIRTUOSO_STATEMENTS})
     try:
@@ -428,7 +438,10 @@ def query_row(
 def measure_size(args: argparse.Namespace, pages: int, work: Path) -> dict[str, Any]:
     """Every part measured on a corpus of ``pages`` pages generated in ``work``."""
     corpus = work / "corpus"
-    if not generate_corpus(None, pages, corpus):
+    given = Path(args.corpus.format(pages=pages)) if args.corpus else None
+    if given is not None and (given / "manifest.json").is_file():
+        corpus = given  # read only: every store is written elsewhere
+    elif not generate_corpus(None, pages, corpus):
         raise RuntimeError(f"the corpus of {pages} pages could not be generated")
     manifest = json.loads((corpus / "manifest.json").read_text(encoding="utf-8"))
     log(f"remote, {pages} pages: Oxigraph server (load average {load_average()})")
@@ -497,6 +510,11 @@ def argument_parser() -> argparse.ArgumentParser:
         type=float,
         default=60.0,
         help="seconds one latency series may take; it stops after at least 3 requests once spent",
+    )
+    parser.add_argument(
+        "--corpus",
+        help="a corpus generated already (pages/ and manifest.json; {pages} stands for the size, "
+        "as in /work/corpus/c{pages}); default: generated in the working folder",
     )
     parser.add_argument("--out", default="BENCHMARKS.md", help="the report (its .json beside)")
     parser.add_argument("--work", help="working folder (default: a temporary one)")

@@ -94,7 +94,7 @@ def prepare(
         except OSError as error:
             yield Outcome(origin, "unreadable", f"{origin}: cannot read: {error.strerror}")
             return
-        if keys:
+        if keys and not batch.fresh:  # a fresh batch's store holds no source it did not write
             yield from _replaced(store, _digest(handle), keys, origin, batch)
 
 
@@ -447,8 +447,11 @@ def _ingest(
     store: Store, files: list[Input], now: str | None, depth: int, group: int, reading: _Reading
 ) -> Iterator[Outcome]:
     """:func:`ingest_files`, its writes in groups of ``group`` triples (0: each on its own)."""
-    batch = Batch(now=now, activity=Activity.begin(now or validation.now()), fresh=group > 0)
-    writer = Writer(store, depth, group)
+    # A store that writes pages in groups (a remote one) and holds nothing yet is not asked
+    # about each page either.
+    fresh = group > 0 or (store.write_group > 0 and store.holds_nothing())
+    batch = Batch(now=now, activity=Activity.begin(now or validation.now()), fresh=fresh)
+    writer = Writer(store, depth, group or store.write_group)
     writer.start()
     waiting: deque[tuple[Outcome | Write, int]] = deque()  # with the number of its write
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import pyoxigraph as ox
 
 from benchgraph.outcomes import Outcome
-from benchgraph.store import Change, Store, StoreError
+from benchgraph.store import Change, PartlyWritten, Store, StoreError
 
 
 @dataclass(frozen=True)
@@ -99,8 +99,11 @@ class Writer(threading.Thread):
             try:
                 self.store.write_many([p.change for p in pending])
             except StoreError as error:
+                done = error.done if isinstance(error, PartlyWritten) else 0
                 with self._changed:
-                    self.failure = (pending[0], error)
+                    self._done += done  # the writes before the one that failed are in
+                    cause = error.cause if isinstance(error, PartlyWritten) else error
+                    self.failure = (pending[done], cause)
                     self._changed.notify_all()
                 return
             with self._changed:

@@ -51,6 +51,16 @@ class LoadUndone(StoreError):
     was before the load (see :meth:`Store.begin_load`)."""
 
 
+class PartlyWritten(StoreError):
+    """A write of several changes (:meth:`Store.write_many`) stopped at one that failed, with
+    ``cause``: the first ``done`` are written, each whole; the others are not."""
+
+    def __init__(self, cause: StoreError, done: int) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+        self.done = done
+
+
 class WriteConflict(StoreError):
     """A write was refused, nothing of it written: another writer changed a source it rewrites
     after it was read (see ``Change.expects``). Reading the source again and redoing the write
@@ -118,6 +128,9 @@ class Store(ABC):
     location: str
     # Most statements the store takes in one update (0: no bound; a remote store's setting).
     request_statements = 0
+    # The triples of a group of pages the loader hands write_many at once (0: one page at a
+    # time; a remote store with a bulk path groups them).
+    write_group = 0
 
     @property
     def view(self) -> str | None:
@@ -156,9 +169,22 @@ class Store(ABC):
 
     def write_many(self, changes: Sequence[Change]) -> None:
         """Do each of ``changes`` in order, each in its own transaction (see :meth:`write`).
-        Raises StoreError at the first that fails: the ones before it are written."""
-        for change in changes:
-            self.write(change)
+        Raises the StoreError of the first that fails, or PartlyWritten when the ones before
+        it are written."""
+        for done, change in enumerate(changes):
+            try:
+                self.write(change)
+            except StoreError as error:
+                if done:
+                    raise PartlyWritten(error, done) from None
+                raise
+
+    def holds_nothing(self) -> bool:
+        """Whether the store holds no page and no version of one (a batch that begins then
+        need not ask it about each page)."""
+        return not self.has_pages() and not self.finds(
+            "graph-has-triples", {"graph": ox.NamedNode(graphs.VERSIONS)}, default_graph=()
+        )
 
     def write(self, change: Change) -> None:
         """Do ``change`` in one transaction (see Change), the view with it.

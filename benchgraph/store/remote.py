@@ -28,6 +28,9 @@ The guarantees are the embedded store's:
   staging graph, then moved into place by one last request, so it is still replaced at once.
   A writer that stops mid-way leaves a staging graph (``urn:benchgraph:staging:…``), never a
   half-replaced page; the next write to the store removes staging graphs over an hour old.
+- A group of pages (an ingest's batch: :meth:`RemoteStore.write_many`) goes through the
+  server's bulk path (:mod:`benchgraph.store.bulk`): one N-Quads POST to its Graph Store
+  endpoint, or graphs staged one per request and moved into place, each page still whole.
 - Every request has a time limit. Refused or dropped connections and 502/503/504 answers are
   retried with backoff, a bounded number of times; every request is safe to repeat (the final
   move of a staged page does nothing once done).
@@ -53,6 +56,7 @@ import pyoxigraph as ox
 from benchgraph import graphs, lexical, queries, settings
 from benchgraph.sparqltext import Term, keywords, query_form, substitute
 from benchgraph.store import credentials
+from benchgraph.store.bulk import GROUP_TRIPLES, LEAST_PAGES, Bulk
 from benchgraph.store.credentials import Credentials
 from benchgraph.store.interface import (
     Answer,
@@ -96,25 +100,35 @@ _STALE_STAGING_SECONDS = 3600
 
 @dataclass(frozen=True)
 class Endpoints:
-    """Where a SPARQL server takes queries, updates and Graph Store requests (None: none)."""
+    """Where a SPARQL server takes queries, updates and Graph Store requests (None: none), and
+    where a group of pages is POSTed (``bulk``; None: the group goes page by page)."""
 
     query: str
     update: str
     graph_store: str | None
+    bulk: str | None = None
 
     @classmethod
     def of(cls, query: str, update: str = "", graph_store: str = "") -> Endpoints:
         """The endpoints of the server whose query endpoint is ``query``. Unset, the others
         follow the convention of Oxigraph and Fuseki (``…/query`` beside ``…/update`` and
         ``…/store``), or else updates go to the query endpoint (Virtuoso, GraphDB's
-        ``/statements`` must be set) and graphs are read with CONSTRUCT."""
+        ``/statements`` must be set) and graphs are read with CONSTRUCT. Groups of pages are
+        POSTed to the Graph Store endpoint; or, for Virtuoso's update endpoint
+        (``…/sparql-auth``), to its Graph Store endpoint beside it
+        (``…/sparql-graph-crud-auth``, which takes the same account)."""
         base, _, last = query.rstrip("/").rpartition("/")
         conventional = last == "query"
-        return cls(
-            query,
-            update or (f"{base}/update" if conventional else query),
-            graph_store or (f"{base}/store" if conventional else None),
-        )
+        store = graph_store or (f"{base}/store" if conventional else None)
+        update = update or (f"{base}/update" if conventional else query)
+        bulk = store
+        if bulk is None and update.rstrip("/").endswith(_VIRTUOSO_UPDATE):
+            bulk = update.rstrip("/").removesuffix(_VIRTUOSO_UPDATE) + _VIRTUOSO_GRAPH_STORE
+        return cls(query, update, store, bulk)
+
+
+# Virtuoso's authenticated update endpoint, and the Graph Store endpoint beside it.
+_VIRTUOSO_UPDATE, _VIRTUOSO_GRAPH_STORE = "/sparql-auth", "/sparql-graph-crud-auth"
 
 
 class RemoteStore(Store):
@@ -139,9 +153,13 @@ class RemoteStore(Store):
         self.endpoints = endpoints
         self.location = endpoints.query
         urls = [endpoints.query, endpoints.update, endpoints.graph_store or endpoints.query]
+        urls += [endpoints.bulk] if endpoints.bulk else []
         self.client = Client(urls, credentials, timeout=timeout, retries=retries)
         self.request_bytes = request_bytes
         self.request_statements = request_statements
+        self._bulk: Bulk | None = None  # the bulk path, once a group is written
+        # The triples of a group of pages write_many writes at once (0: one page at a time).
+        self.write_group = GROUP_TRIPLES if endpoints.bulk else 0
         self._staging_cleaned = False
         self._view: str | None = None  # where the view lives, once known (see the module)
         self._view_known = False
@@ -307,6 +325,32 @@ class RemoteStore(Store):
             ) from None
 
     # Writing
+
+    def write_many(self, changes: Sequence[Change]) -> None:
+        """Write ``changes`` in order, each page whole: a group of LEAST_PAGES or more (or any
+        group after one such: the rest of a batch) through the server's bulk path
+        (:mod:`benchgraph.store.bulk`), fewer one update each. Raises
+        StoreError when nothing of them is in place, PartlyWritten when the first ``done``
+        are."""
+        small = len(changes) < LEAST_PAGES and self._bulk is None  # not a batch's last group
+        if self.endpoints.bulk is None or small:
+            super().write_many(changes)
+            return
+        self._remove_stale_staging()
+        if self._bulk is None:
+            self._bulk = Bulk(
+                self.client,
+                self.endpoints.bulk,
+                self.endpoints.update,
+                self.update,
+                lambda name, bindings: self.finds(name, bindings, default_graph=()),
+                self.named_graphs,
+                self.write,
+                self.view,
+                self.request_bytes,
+                self.request_statements,
+            )
+        self._bulk.write(changes)
 
     def write(self, change: Change) -> None:
         """One update request; or, past ``store_request_bytes``, the replaced graphs staged

@@ -19,7 +19,7 @@ from benchgraph import graphs
 
 _DECIMAL = ox.NamedNode("http://www.w3.org/2001/XMLSchema#decimal")
 # A statement whose object is a blank node (see has_blank_node).
-_BLANK_OBJECT = re.compile(r" _:[^ \"<>]+ \.$")
+BLANK_OBJECT = re.compile(r" _:[^ \"<>]+ \.$")
 
 
 def statement(triple: ox.Triple) -> str:
@@ -92,7 +92,7 @@ def has_blank_node(line: str) -> bool:
     """Whether the statement ``line`` (see :func:`statement`) has a blank node as its subject
     or object: its first term is ``_:…``, or its last (a literal ends in a quote, a language
     tag or a datatype IRI, never in a blank node label)."""
-    return line.startswith("_:") or _BLANK_OBJECT.search(line) is not None
+    return line.startswith("_:") or BLANK_OBJECT.search(line) is not None
 
 
 def insertion(lines: Mapping[str, Sequence[str]], view: str | None) -> list[str]:
