@@ -36,8 +36,8 @@ def _add_validate(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         "have changed since ingest), one page at a time, then run the cross-page checks "
         "(queries/check-*.rq). Each page's report replaces its stored report. It also checks "
         "the merged view, the versions catalogue and the audit summaries against the page and "
-        "history graphs, as `repair --check` does, and says on stderr where they disagree. Only the "
-        "pages whose version changed since the last saved validation against the same shapes "
+        "history graphs, as `repair --check` does, and says on stderr where they disagree. Only "
+        "the pages whose version changed since the last saved validation against the same shapes "
         "are checked again (--all: every page); the store-wide checks are taken from that "
         "validation when no page changed. "
         "Exit codes: 0 conforms; 1 violations, or the catalogue disagrees; 2 error.",
