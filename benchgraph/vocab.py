@@ -137,6 +137,12 @@ versionOf = BG + "versionOf"
 versionGraph = BG + "versionGraph"
 withdrawnAt = BG + "withdrawnAt"
 restoredAt = BG + "restoredAt"
+# The differences between two versions of a page, kept at ingest (benchgraph.changelog)
+VersionDelta = BG + "VersionDelta"
+deltaFrom = BG + "deltaFrom"
+deltaTo = BG + "deltaTo"
+fromStatements = BG + "fromStatements"
+toStatements = BG + "toStatements"
 
 # Alias records (the alias graph): curators' reviewed statements that two IRIs name one thing
 Alias = BG + "Alias"
