@@ -14,8 +14,9 @@ import argparse
 import sys
 from datetime import date
 
-from benchgraph import audit, integrity, settings
+from benchgraph import audit, changelog, integrity, settings
 from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, existing_store, store_option
+from benchgraph.store import Store
 
 DEFAULT_STALE_DAYS = 180
 
@@ -144,15 +145,17 @@ def run_validate(args: argparse.Namespace) -> int:
             sys.stderr.write(f"benchgraph: error: {error}\n")
             return EXIT_ERROR
         catalogue = integrity.check(store)
-    if not catalogue.exact:  # the shapes' report stays in its format; this goes beside it
-        sys.stderr.write(f"benchgraph: {catalogue.text()}\n")
+        deltas = changelog.check(store)
+    for record in (catalogue, deltas):  # the shapes' report stays in its format; these beside
+        if not record.exact:
+            sys.stderr.write(f"benchgraph: {record.text()}\n")
     if args.format == "json":
         sys.stdout.write(report.as_json(summary=args.summary))
     elif args.format == "turtle":
         sys.stdout.write(report.turtle())
     else:
         sys.stdout.write(report.text(summary=args.summary))
-    return EXIT_OK if conforms and catalogue.exact else EXIT_REFUSED
+    return EXIT_OK if conforms and catalogue.exact and deltas.exact else EXIT_REFUSED
 
 
 def run_repair(args: argparse.Namespace) -> int:
@@ -163,20 +166,37 @@ def run_repair(args: argparse.Namespace) -> int:
             print(f"repaired the versions catalogue in {len(catalogue.found)} places:")
             print("\n".join(f"  {found.text()}" for found in catalogue.found))
             catalogue = integrity.check(store)
+        deltas = _deltas_repaired(store, args.check)
         check = store.check_view()
         if check.exact or args.check:
             print(catalogue.text())
+            print(deltas.text())
             print(check.text())
-            exact = check.exact and catalogue.exact
+            exact = check.exact and catalogue.exact and deltas.exact
             return EXIT_OK if exact else EXIT_REFUSED if args.check else EXIT_ERROR
         store.repair_view(check)
         after = store.check_view()
     print(catalogue.text())
+    print(deltas.text())
     print(
         f"repaired the merged view: added {len(check.missing)} triples stated by pages, "
         f"removed {len(check.extra)} stated by none; {after.text()}"
     )
-    return EXIT_OK if after.exact and catalogue.exact else EXIT_ERROR
+    return EXIT_OK if after.exact and catalogue.exact and deltas.exact else EXIT_ERROR
+
+
+def _deltas_repaired(store: Store, only_check: bool) -> changelog.DeltaCheck:
+    """The changes record checked against the graphs, and (unless ``only_check``) repaired
+    where it differs, saying what was repaired: how it is then."""
+    deltas = changelog.check(store)
+    if deltas.exact or only_check:
+        return deltas
+    changelog.repair(store, deltas)
+    print(
+        f"repaired the changes record: {len(deltas.missing)} deltas written, "
+        f"{len(deltas.wrong)} rewritten, {len(deltas.stale)} removed"
+    )
+    return changelog.check(store)
 
 
 def run_audit(args: argparse.Namespace) -> int:
