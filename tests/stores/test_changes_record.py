@@ -1,9 +1,9 @@
 """The changes record, on every store (an embedded one on disk, a real Oxigraph server, Virtuoso):
 ``changes`` read from the versions that moved in the window and the deltas kept at ingest answers
 exactly what it answers from every version in the catalogue and both graphs of each pair, through
-a new version, a version arriving late, a withdrawal, a page loaded again and a restore, by either
-clock, with and without ``until`` and ``benchmark``; ``repair --check`` and ``validate`` notice a
-delta missing or wrong, and ``repair`` rebuilds it."""
+a new version, a version arriving late, a withdrawal, a page loaded again, a restore and its
+withdrawal, by either clock, with and without ``until`` and ``benchmark``; ``repair --check`` and
+``validate`` notice a delta missing or wrong, and ``repair`` rebuilds it."""
 
 from __future__ import annotations
 
@@ -116,6 +116,10 @@ def test_the_record_answers_as_every_version_does_through_every_kind_of_write(
         assert assert_answers_as_every_version_does(store) > 0
     cli("ingest", str(v4), location=location)  # loaded again
     assert "current again" in cli("ingest", str(v2), location=location)  # restored
+    with opened(kind, location) as store:
+        assert_record_exact(store)
+        assert assert_answers_as_every_version_does(store) > 0
+    cli("remove", str(v2), location=location)  # the version restored, withdrawn
     with opened(kind, location) as store:
         assert_record_exact(store)
         assert assert_answers_as_every_version_does(store) > 0
