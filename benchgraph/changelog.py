@@ -8,8 +8,8 @@ reading the whole store:
   a time the catalogue records of one of its versions: its ingest, data-updated, withdrawal or
   restore time. So the pages whose version may differ between two moments are those with such
   a time in between, which one read of the catalogue finds (:func:`moved`); the others are left
-  unread. A store whose page graphs hold a version the catalogue does not record (written
-  before the catalogue) is read whole, as before.
+  unread. A store whose catalogue does not record a version of every source its graphs state
+  (written before the catalogue, or loaded from an export without its history) is read whole.
 - **Version deltas.** When a version is written, the differences between it and each version
   next to it (the ones before and after it in data-updated order, and the version current
   until then) are recorded in the same write: a ``bg:VersionDelta`` holding, as N-Triples, the
@@ -243,11 +243,18 @@ def moved(
     see :meth:`benchgraph.versions.Versions.at`) may differ between ``since`` and ``until``
     (None: now), by page key: those with a time recorded between the two (see the
     module's docstring), of the pages mentioning ``scope`` if given. None when the store's
-    page graphs hold a version the catalogue does not record: then every page must be read
+    catalogue does not record a version of every source document its graphs state (it records
+    versions of fewer sources than they state): then every page must be read
     (:func:`benchgraph.versions.read_all`). Raises StoreError."""
     catalogue = ox.NamedNode(graphs.VERSIONS)
-    unrecorded: dict[str, Term] = {"versions": catalogue, "pages": ox.Literal(graphs.PAGES)}
-    if store.finds("unrecorded-page", unrecorded, default_graph=()):
+    counted = store.query(
+        queries.internal("versions-recorded"),
+        {"versions": catalogue},
+        default_graph=(),
+    )
+    assert isinstance(counted, ox.QuerySolutions)
+    counts = next(iter(counted), None)
+    if counts is None or _text(counts["held"]) != _text(counts["recorded"]):
         return None
     high = (until + _MARGIN).date().isoformat() if until is not None else "~"
     window: dict[str, Term] = {
@@ -256,7 +263,13 @@ def moved(
         "to": ox.Literal(high),
         "clock": ox.Literal(clock),
     }
-    answer = store.query(queries.internal("versions-moved"), window, default_graph=())
+    found = store.query(queries.internal("versions-moved"), window, default_graph=())
+    assert isinstance(found, ox.QuerySolutions)
+    sources = [row["source"] for row in found]
+    if not sources:
+        return []
+    text = with_values(queries.internal("versions-of"), "source", sources)
+    answer = store.query(text, {"versions": catalogue}, default_graph=())
     assert isinstance(answer, ox.QuerySolutions)
     pages = versions.gathered_by_page(answer)
     if scope is not None:
