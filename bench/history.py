@@ -14,8 +14,9 @@ measures, against the store of one version where there is a peer:
   its time read from the changes record (:mod:`benchgraph.changelog`: the versions that moved
   in the window, each pair from the delta kept at ingest) and, interleaved with it, read from
   every version in the catalogue and both graphs of each pair (as it was before the record;
-  ``--before-repeat`` runs, no warm-up: it is slow), whether the two give the same rows, and
-  the rows against the values changed (they must be equal);
+  ``--before-repeat`` runs, no warm-up: it is slow), each in seconds and in this process's CPU
+  seconds (what a loaded machine changes least), whether the two give the same rows, and the
+  rows against the values changed (they must be equal);
 - ``leaderboard`` as of that day against the current leaderboard, on the benchmarks of pages
   given a second version (so the two differ), and the as-of answer against the answer of the
   store of one version (they must be equal); ``benchmarks`` as of that day against the current
@@ -196,17 +197,21 @@ def _changes_timed(store: Store, since: str, repeat: int, before_repeat: int) ->
     after = _changes(store, since, True)  # the warm-up
     rows: dict[bool, list[tuple[str, ...]]] = {True: after}
     times: dict[bool, list[float]] = {True: [], False: []}
+    cpu: dict[bool, list[float]] = {True: [], False: []}  # this process's, whatever the load
     for i in range(max(repeat, before_repeat)):
         for recorded, runs in ((False, before_repeat), (True, repeat)):
             if i < runs:
-                start = time.perf_counter()
+                start, started = time.perf_counter(), time.process_time()
                 rows[recorded] = _changes(store, since, recorded)
                 times[recorded].append(time.perf_counter() - start)
+                cpu[recorded].append(time.process_time() - started)
     return {
         "changes_rows": len(after),
         "changes_changed": sum(1 for r in after if r[0] == "changed"),
         "changes_s": stats(times[True]),
+        "changes_cpu_s": stats(cpu[True]),
         "changes_before_s": stats(times[False]) if times[False] else None,
+        "changes_before_cpu_s": stats(cpu[False]) if cpu[False] else None,
         "changes_same_rows": rows[True] == rows.get(False, rows[True]),
     }
 
