@@ -11,11 +11,21 @@ measures, against the store of one version where there is a peer:
 - the store's size on disk, before and after;
 - the second versions' ingest;
 - ``changes`` since a day after the newest first version (so before every second version):
-  its time, and its rows against the values changed (they must be equal);
+  its time read from the changes record (:mod:`benchgraph.changelog`: the versions that moved
+  in the window, each pair from the delta kept at ingest) and, interleaved with it, read from
+  every version in the catalogue and both graphs of each pair (as it was before the record;
+  ``--before-repeat`` runs, no warm-up: it is slow), each in seconds and in this process's CPU
+  seconds (what a loaded machine changes least), whether the two give the same rows, and the
+  rows against the values changed (they must be equal);
 - ``leaderboard`` as of that day against the current leaderboard, on the benchmarks of pages
   given a second version (so the two differ), and the as-of answer against the answer of the
   store of one version (they must be equal); ``benchmarks`` as of that day against the current
   one, up to ``--benchmarks-max-pages``.
+
+``--first-store`` and ``--corpus`` start from a store of the first versions built beforehand
+(``python -m bench.generate`` and ``benchgraph ingest``) instead: it is copied, and the first
+ingest is not timed. A ``--work`` folder that already holds ``store``, ``one-version`` and
+``revision.json`` (a run's, or stores built so) is measured as it is: only the queries run.
 
 The queries run in this process on the store opened read-only (``Store.answer``, as
 ``benchgraph query`` runs them), ``--repeat`` times after a warm-up, min/median/max. The
@@ -44,7 +54,7 @@ import pyoxigraph as ox
 
 from bench.launch import REPO
 from bench.report import SEED, machine, write
-from bench.run import du, generate_corpus, ingest_once, load_average, log, timed_runs
+from bench.run import du, generate_corpus, ingest_once, load_average, log, stats, timed_runs
 
 if TYPE_CHECKING:
     from benchgraph.store import Store
@@ -167,15 +177,53 @@ def _revised_benchmarks(store: Store, count: int) -> list[str]:
     return found[:count]
 
 
-def _queries(now: Store, then: Store, since: str, repeat: int, benchmarks: bool) -> dict[str, Any]:
+def _changes(store: Store, since: str, recorded: bool) -> list[tuple[str, ...]]:
+    """The rows of ``changes`` since ``since`` on ``store``, read from the changes record or
+    (not ``recorded``) from every version and both graphs of each pair."""
+    from benchgraph import answering, asof, queries
+
+    question = answering.ask(
+        queries.find("changes"), {"since": since}, answering.StoreFinder(store)
+    )
+    assert question.past is not None
+    answer = asof.run(store, question.past, question.text, question.bindings, recorded=recorded)
+    return [tuple(str(getattr(t, "value", "")) for t in row) for row in answer]  # type: ignore[union-attr]
+
+
+def _changes_timed(store: Store, since: str, repeat: int, before_repeat: int) -> dict[str, Any]:
+    """``changes`` since ``since`` read from the record (a warm-up, then ``repeat`` runs) and
+    from every version (``before_repeat`` runs, no warm-up), interleaved: their times, rows,
+    and whether the rows are the same."""
+    after = _changes(store, since, True)  # the warm-up
+    rows: dict[bool, list[tuple[str, ...]]] = {True: after}
+    times: dict[bool, list[float]] = {True: [], False: []}
+    cpu: dict[bool, list[float]] = {True: [], False: []}  # this process's, whatever the load
+    for i in range(max(repeat, before_repeat)):
+        for recorded, runs in ((False, before_repeat), (True, repeat)):
+            if i < runs:
+                start, started = time.perf_counter(), time.process_time()
+                rows[recorded] = _changes(store, since, recorded)
+                times[recorded].append(time.perf_counter() - start)
+                cpu[recorded].append(time.process_time() - started)
+    return {
+        "changes_rows": len(after),
+        "changes_changed": sum(1 for r in after if r[0] == "changed"),
+        "changes_s": stats(times[True]),
+        "changes_cpu_s": stats(cpu[True]),
+        "changes_before_s": stats(times[False]) if times[False] else None,
+        "changes_before_cpu_s": stats(cpu[False]) if cpu[False] else None,
+        "changes_same_rows": rows[True] == rows.get(False, rows[True]),
+    }
+
+
+def _queries(
+    now: Store, then: Store, since: str, repeat: int, benchmarks: bool, before_repeat: int = 1
+) -> dict[str, Any]:
     """``changes`` since ``since``, and leaderboards (and ``benchmarks``) as of then and now,
     on the store of two versions ``now``; the as-of answers against ``then``'s, the store of
     one version."""
-    changes = _rows(now, "changes", {"since": since})
     measured: dict[str, Any] = {
-        "changes_rows": len(changes),
-        "changes_changed": sum(1 for r in changes if r[0] == "changed"),
-        "changes_s": timed_runs(lambda: _rows(now, "changes", {"since": since}), repeat),
+        **_changes_timed(now, since, repeat, before_repeat),
         "leaderboards": [],
     }
     for benchmark in _revised_benchmarks(now, 5):
@@ -203,45 +251,77 @@ def _queries(now: Store, then: Store, since: str, repeat: int, benchmarks: bool)
     return measured
 
 
-def measure(pages: int, work: Path, repeat: int, benchmarks_max_pages: int) -> dict[str, Any]:
-    """Everything the module's docstring lists, for a corpus of ``pages`` pages."""
+def measure(
+    pages: int,
+    work: Path,
+    repeat: int,
+    benchmarks_max_pages: int,
+    first: tuple[Path, Path] | None = None,
+    before_repeat: int = 1,
+) -> dict[str, Any]:
+    """Everything the module's docstring lists, for a corpus of ``pages`` pages (``first``: its
+    pages folder and a store of them, built beforehand)."""
+    store, one = work / "store", work / "one-version"
+    built = store.is_dir() and one.is_dir() and (work / "revision.json").is_file()
+    measured: dict[str, Any] = {}
+    if built:
+        revision = Revision(**json.loads((work / "revision.json").read_text(encoding="utf-8")))
+        log(f"history, {pages} pages: the stores in {work} as they are")
+        timed = work / "built.json"  # how they were built, if it was timed
+        measured = json.loads(timed.read_text(encoding="utf-8")) if timed.is_file() else {}
+        measured.setdefault("store_bytes_one_version", du(one))
+        measured.setdefault("store_bytes_two_versions", du(store))
+        measured.setdefault("second_ingest_s", 0.0)
+    else:
+        measured = _built(pages, work, first)
+        revision = Revision(**measured["second_versions"])
+    since = (datetime.fromisoformat(revision.newest_first) + timedelta(days=1)).date().isoformat()
+    log(f"history, {pages} pages: queries (load average {load_average()})")
+    from benchgraph.store.embedded import EmbeddedStore
+
+    with EmbeddedStore(store, read_only=True) as now, EmbeddedStore(one, read_only=True) as then:
+        benchmarks = pages <= benchmarks_max_pages
+        measured |= _queries(now, then, since, repeat, benchmarks, before_repeat)
+    measured.update(pages=pages, date=machine()["date"], second_versions=asdict(revision))
+    measured.update(since=since, load_average=load_average())
+    return measured
+
+
+def _built(pages: int, work: Path, first: tuple[Path, Path] | None) -> dict[str, Any]:
+    """Build the store of one version and the store of two in ``work`` (see :func:`measure`),
+    timing the second versions' ingest (and the first, unless ``first`` gives it)."""
     corpus, store, one = work / "corpus", work / "store", work / "one-version"
-    if not generate_corpus(None, pages, corpus):
-        raise RuntimeError(f"bench.generate failed for {pages} pages")
-    log(f"history, {pages} pages: first versions (load average {load_average()})")
-    first_s, _ = ingest_once(corpus / "pages", store)
+    if first is None:
+        if not generate_corpus(None, pages, corpus):
+            raise RuntimeError(f"bench.generate failed for {pages} pages")
+        log(f"history, {pages} pages: first versions (load average {load_average()})")
+        first_s, _ = ingest_once(corpus / "pages", store)
+        folder = corpus / "pages"
+    else:
+        folder, built = first
+        first_s = None
+        shutil.copytree(built, store)
     shutil.copytree(store, one)
     before = compacted_size(one)
-    revision = second_versions(corpus / "pages", work / "second", newest_version(store))
+    revision = second_versions(folder, work / "second", newest_version(store))
+    (work / "revision.json").write_text(json.dumps(asdict(revision)), encoding="utf-8")
     log(f"history, {pages} pages: {revision.pages} second versions (load average {load_average()})")
     start = time.perf_counter()
     done = subprocess.run(
-        [str(REPO / ".venv/bin/benchgraph"), "ingest", "--quiet", "--store", str(store),
+        [sys.executable, "-m", "benchgraph.cli", "ingest", "--quiet", "--store", str(store),
          str(work / "second")],
         capture_output=True, text=True, cwd=REPO, timeout=7200,
     )  # fmt: skip
     second_s = time.perf_counter() - start
     if done.returncode not in (0, 1):
         raise RuntimeError(f"ingest failed: {done.stderr[-2000:]}")
-    after = compacted_size(store)
-    since = (datetime.fromisoformat(revision.newest_first) + timedelta(days=1)).date().isoformat()
-    log(f"history, {pages} pages: queries (load average {load_average()})")
-    from benchgraph.store.embedded import EmbeddedStore
-
-    with EmbeddedStore(store, read_only=True) as now, EmbeddedStore(one, read_only=True) as then:
-        measured = _queries(now, then, since, repeat, pages <= benchmarks_max_pages)
-    measured.update(
-        pages=pages,
-        date=machine()["date"],
-        second_versions=asdict(revision),
-        first_ingest_s=first_s,
-        second_ingest_s=second_s,
-        store_bytes_one_version=before,
-        store_bytes_two_versions=after,
-        since=since,
-    )
-    measured["load_average"] = load_average()
-    return measured
+    return {
+        "second_versions": asdict(revision),
+        "first_ingest_s": first_s,
+        "second_ingest_s": second_s,
+        "store_bytes_one_version": before,
+        "store_bytes_two_versions": compacted_size(store),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -259,6 +339,14 @@ def main(argv: list[str] | None = None) -> int:
         help="time the benchmarks query as of a date only up to this many pages (it reads "
         "every page)",
     )
+    parser.add_argument(
+        "--before-repeat",
+        type=int,
+        default=1,
+        help="runs of changes read from every version (no warm-up: it is slow)",
+    )
+    parser.add_argument("--corpus", help="a corpus built beforehand: its folder (pages/ inside)")
+    parser.add_argument("--first-store", help="a store of --corpus's pages, built beforehand")
     parser.add_argument("--out", default="BENCHMARKS.md", help="the report (its .json beside)")
     parser.add_argument("--work", help="working folder (default: a temporary one)")
     args = parser.parse_args(argv)
@@ -268,9 +356,16 @@ def main(argv: list[str] | None = None) -> int:
     history = {h["pages"]: h for h in data.get("history", [])}
     if args.work:
         Path(args.work).mkdir(parents=True, exist_ok=True)
+    first = (Path(args.corpus) / "pages", Path(args.first_store)) if args.first_store else None
     for pages in (int(s) for s in args.sizes.split(",")):
-        with tempfile.TemporaryDirectory(prefix="history-", dir=args.work) as tmp:
-            measured = measure(pages, Path(tmp), args.repeat, args.benchmarks_max_pages)
+        kept = Path(args.work or "") / "store"
+        if args.work and kept.is_dir():  # stores built beforehand: measured as they are
+            measured = measure(pages, Path(args.work), args.repeat, args.benchmarks_max_pages,
+                               first, args.before_repeat)  # fmt: skip
+        else:
+            with tempfile.TemporaryDirectory(prefix="history-", dir=args.work) as tmp:
+                measured = measure(pages, Path(tmp), args.repeat, args.benchmarks_max_pages,
+                                   first, args.before_repeat)  # fmt: skip
         history[pages] = {**measured, "command": command}
         data["history"] = [history[p] for p in sorted(history)]
         write(out, data)

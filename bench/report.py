@@ -404,12 +404,15 @@ def history_tables(history: list[dict[str, Any]]) -> list[str]:
         "store opened read-only, as `benchgraph query` runs them; `changes` and the as-of "
         "queries are asked since/as of a day after the newest first version. `same` compares "
         "the as-of answer with the answer of a copy of the store taken before the second "
-        "versions; `changes rows` with the values changed.",
+        "versions; `changes rows` with the values changed. `changes s` reads the changes "
+        "record (the versions that moved in the window, each pair from its delta); `every "
+        "version` reads every version in the catalogue and both graphs of each pair, "
+        "interleaved with it, and `same rows` compares the two.",
         "",
         "| pages | second versions | values changed | ingest s (second versions) | ingest s "
-        "(first) | store MB one version | store MB two | growth | changes s | changes rows "
-        "| same |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "(first) | store MB one version | store MB two | growth | changes s | changes s (every "
+        "version) | same rows | changes rows | same |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for h in history:
         revision = h["second_versions"]
@@ -418,7 +421,9 @@ def history_tables(history: list[dict[str, Any]]) -> list[str]:
         lines.append(
             f"| {h['pages']} | {revision['pages']} | {revision['values']} "
             f"| {f(h['second_ingest_s'])} | {first} | {f(before / 1e6, 0)} "
-            f"| {f(after / 1e6, 0)} | {f(after / before)}× | {mmm(h['changes_s'])} "
+            f"| {f(after / 1e6, 0)} | {f(after / before)}× | {mmm(h['changes_s'], 3)} "
+            f"| {mmm(h['changes_before_s']) if h.get('changes_before_s') else '—'} "
+            f"| {yes_no(h['changes_same_rows']) if 'changes_same_rows' in h else '—'} "
             f"| {h['changes_rows']} ({h['changes_changed']} changed) "
             f"| {yes_no(h['changes_changed'] == revision['values'])} |"
         )

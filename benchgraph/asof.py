@@ -21,6 +21,10 @@ a query with a scope must need no fact about its results that only other pages s
 
 The dataset is built in memory from the graphs of the versions chosen, each read from the store
 (any store: embedded, remote or served), and the query runs on it with the store's engine.
+Read between two moments, it holds only the pages whose version may differ between them, found
+from the times the versions catalogue records, and a page whose two versions have a delta
+recorded at ingest is read from it rather than from both graphs (:mod:`benchgraph.changelog`):
+the statements about the results that differ, which give the rows both graphs give.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from datetime import datetime, timedelta
 
 import pyoxigraph as ox
 
-from benchgraph import versions
+from benchgraph import changelog, versions
 from benchgraph import vocab as V
 from benchgraph.queries import VERSION_MOMENTS, NamedQuery, reads_past
 from benchgraph.sparqltext import Term, substitute
@@ -82,29 +86,52 @@ def moment(text: str) -> datetime:
     return found if "T" in text else found + timedelta(days=1, microseconds=-1)
 
 
-def prepare(store: Store, asked: Past) -> ox.Store:
-    """The dataset ``asked`` reads, in memory (see the module's docstring). Raises StoreError."""
+def prepare(store: Store, asked: Past, recorded: bool = True) -> ox.Store:
+    """The dataset ``asked`` reads, in memory (see the module's docstring). Read between two
+    moments, only the pages whose version may differ between them are read, each pair of
+    versions from its delta where one is recorded (:mod:`benchgraph.changelog`), unless not
+    ``recorded``: then every version in the catalogue, and the graphs of each pair. Raises
+    StoreError."""
     scope = ox.NamedNode(asked.scope) if asked.scope else None
-    pages = versions.read_all(store, scope)
     dataset = ox.Store()
     if asked.reading == "as-of":
+        pages = versions.read_all(store, scope)
         when = moment(asked.moments[0])
         chosen = [v for v in (page.at(when) for page in pages) if v is not None]
         _copy(store, dataset, ((v.graph, ()) for v in chosen), ox.DefaultGraph())
         return dataset
     since = moment(asked.moments[0])
     until = moment(asked.moments[1]) if asked.moments[1] else None
-    olds, news = [], []
+    found = changelog.moved(store, since, until, asked.clock, scope) if recorded else None
+    pages = found if found is not None else versions.read_all(store, scope)
+    pairs: list[tuple[versions.Version | None, versions.Version | None]] = []
     for page in pages:
         old = page.at(since, asked.clock)
         new = page.at(until, asked.clock) if until else page.current
-        if (old and old.sha256) == (new and new.sha256):
+        if (old and old.sha256) != (new and new.sha256):
+            pairs.append((old, new))
+    both = [(old, new) for old, new in pairs if old is not None and new is not None]
+    deltas = changelog.pairs_read(store, both) if recorded else {}
+    whole: list[tuple[str, versions.Version]] = []
+    for old, new in pairs:
+        delta = deltas.get((old.key, old.sha256, new.sha256)) if old and new else None
+        if delta is None:
+            whole += [(SINCE, old)] if old else []
+            whole += [(UNTIL, new)] if new else []
             continue
-        olds += [old] if old else []
-        news += [new] if new else []
-    for graph, chosen in ((SINCE, olds), (UNTIL, news)):
+        assert old is not None and new is not None
+        for graph, version in ((SINCE, old), (UNTIL, new)):
+            data = delta.side(version.iri).encode("utf-8") + _entry(version)
+            _load(dataset, data, ox.NamedNode(graph))
+    for graph in (SINCE, UNTIL):
+        chosen = [v for into, v in whole if into == graph]
         _copy(store, dataset, ((v.graph, v.triples()) for v in chosen), ox.NamedNode(graph))
     return dataset
+
+
+def _entry(version: versions.Version) -> bytes:
+    """The catalogue entry of ``version`` as N-Triples."""
+    return ox.serialize(version.triples(), format=ox.RdfFormat.N_TRIPLES) or b""
 
 
 def _copy(
@@ -120,10 +147,16 @@ def _copy(
         data = store.graph_ntriples(graph) + (
             ox.serialize(extra, format=ox.RdfFormat.N_TRIPLES) or b""
         )
-        try:
-            dataset.load(data, format=ox.RdfFormat.N_TRIPLES, to_graph=into)
-        except (OSError, SyntaxError) as error:
-            raise StoreError(f"cannot gather the versions asked for: {error}") from None
+        _load(dataset, data, into)
+
+
+def _load(dataset: ox.Store, data: bytes, into: ox.NamedNode | ox.DefaultGraph) -> None:
+    """Load the N-Triples ``data`` into the graph ``into`` of ``dataset`` (its blank nodes
+    given identities of their own). Raises StoreError."""
+    try:
+        dataset.load(data, format=ox.RdfFormat.N_TRIPLES, to_graph=into)
+    except (OSError, SyntaxError) as error:
+        raise StoreError(f"cannot gather the versions asked for: {error}") from None
 
 
 def run(
@@ -132,8 +165,9 @@ def run(
     text: str,
     bindings: Mapping[str, Term],
     base_iri: str | None = None,
+    recorded: bool = True,
 ) -> Answer:
-    """Run the query ``text`` with ``bindings`` on the dataset ``asked`` reads of ``store``,
-    its relative IRIs resolved against ``base_iri``. Raises SyntaxError for a malformed query
-    and StoreError when the store cannot answer."""
-    return prepare(store, asked).query(substitute(text, bindings), base_iri=base_iri)
+    """Run the query ``text`` with ``bindings`` on the dataset ``asked`` reads of ``store``
+    (``recorded``: see :func:`prepare`), its relative IRIs resolved against ``base_iri``.
+    Raises SyntaxError for a malformed query and StoreError when the store cannot answer."""
+    return prepare(store, asked, recorded).query(substitute(text, bindings), base_iri=base_iri)

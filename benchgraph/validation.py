@@ -33,7 +33,17 @@ from rdflib import RDF, RDFS, BNode, URIRef
 from rdflib.collection import Collection
 from rdflib.term import Node
 
-from benchgraph import graphs, integrity, queries, resources, shacl, summaries, terms, validated
+from benchgraph import (
+    changelog,
+    graphs,
+    integrity,
+    queries,
+    resources,
+    shacl,
+    summaries,
+    terms,
+    validated,
+)
 from benchgraph import vocab as V
 from benchgraph.settings import Engine
 from benchgraph.store import Store, ViewCheck
@@ -462,6 +472,9 @@ class StoreReport:
     # Whether each current version's audit summary matches its page graph: checked with the
     # catalogue, and taken with it from the last saved re-validation when nothing changed.
     summarised: summaries.SummaryCheck = field(default_factory=lambda: summaries.SummaryCheck(()))
+    # Whether the changes record holds the delta of each two versions next to each other, as
+    # their graphs give it: checked and reused as the summaries are.
+    deltas: changelog.DeltaCheck = field(default_factory=lambda: changelog.DeltaCheck((), (), ()))
 
     @property
     def findings(self) -> list[Finding]:
@@ -691,7 +704,7 @@ def validate_store(
     if state is not None and _reusable(state, found):
         cross = [Finding(**f) for f in state.cross_page]  # type: ignore[arg-type]
         view, catalogue, reuse = ViewCheck((), ()), integrity.CatalogueCheck((), ()), True
-        summarised = summaries.SummaryCheck(())
+        summarised, deltas = summaries.SummaryCheck(()), changelog.DeltaCheck((), (), ())
     else:
         reuse = False
         cross = cross_page_findings(store, shapes)
@@ -700,12 +713,12 @@ def validate_store(
             validated.view_check(store, found.touched) if narrow and found else store.check_view()
         )
         catalogue = integrity.check(store)
-        summarised = summaries.check(store)
+        summarised, deltas = summaries.check(store), changelog.check(store)
     across = [*cross, *(recorded.findings if recorded else ())]
     rechecked = validated.Rechecked(state, len(listed) - len(reports), reuse, found)
     if state is not None:
         rechecked.stored = _stored(state, [g for g in listed if g not in wanted])
-    result = StoreReport(reports, across, view, catalogue, rechecked, summarised)
+    result = StoreReport(reports, across, view, catalogue, rechecked, summarised, deltas)
     if save:
         versions = {g: held.get(g, "") for g in listed}
         versions.update({g: sha for g, sha in held.items() if graphs.is_history(g)})

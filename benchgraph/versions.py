@@ -23,6 +23,7 @@ import pyoxigraph as ox
 
 from benchgraph import graphs, iris, queries
 from benchgraph import vocab as V
+from benchgraph.sparqltext import Term
 from benchgraph.store import Change, Store
 
 _DATETIME = ox.NamedNode(V.XSD + "dateTime")
@@ -172,9 +173,10 @@ class Versions:
         version without one: its ingest time) is at or before it, the latest, unless a version
         was restored by then, after that one was ingested (then the last restored); None when
         there is none, or when the one chosen had been withdrawn by then (and is not current
-        again). With the ``store`` clock, ``when`` is the store's own time: of the versions
-        ingested by then, the latest by data-updated time (the one the store held current, as a
-        version that arrives late is kept as history), restored and withdrawn as above."""
+        again; one restored: withdrawn after it was restored). With the ``store`` clock,
+        ``when`` is the store's own time: of the versions ingested by then, the latest by
+        data-updated time (the one the store held current, as a version that arrives late is
+        kept as history), restored and withdrawn as above."""
         by = 0 if clock == "data" else 1
         earlier = [v for v in self.all if v.order[by] <= when]
         if not earlier:
@@ -186,7 +188,10 @@ class Versions:
             if (moment := instant(v.restored)) is not None and chosen.order[1] <= moment <= when
         ]
         if restored:
-            return max(restored, key=lambda pair: pair[0])[1]
+            moment, chosen = max(restored, key=lambda pair: pair[0])
+            withdrawn = instant(chosen.withdrawn)
+            gone = withdrawn is not None and moment <= withdrawn <= when
+            return None if gone and not chosen.current else chosen
         withdrawn = instant(chosen.withdrawn)
         if not chosen.current and withdrawn is not None and withdrawn <= when:
             return None
@@ -223,25 +228,42 @@ def read(store: Store, key: str) -> Versions:
 def read_all(store: Store, scope: ox.NamedNode | None = None) -> list[Versions]:
     """The versions of every page in ``store``, or (``scope`` given) of every page one of
     whose versions mentions ``scope``, by page key. Raises StoreError."""
-    bindings: dict[str, ox.NamedNode | ox.Literal] = {
+    if scope is not None:  # the pages first, then each one's versions: a lookup each
+        return [read(store, key) for key in mentioning(store, scope)]
+    bindings: dict[str, Term] = {
         "versions": ox.NamedNode(graphs.VERSIONS),
         "pages": ox.Literal(graphs.PAGES),
     }
-    if scope is not None:  # the pages first, then each one's versions: a lookup each
-        found = store.query(
-            queries.internal("pages-mentioning"), {**bindings, "scope": scope}, default_graph=()
-        )
-        assert isinstance(found, ox.QuerySolutions)
-        keys = sorted(k for k in (key_of(_text(row["source"])) for row in found) if k)
-        return [read(store, key) for key in keys]
     answer = store.query(queries.internal("past-versions"), bindings, default_graph=())
     assert isinstance(answer, ox.QuerySolutions)
-    rows: dict[str, list[ox.QuerySolution]] = {}
-    for row in answer:
+    return gathered_by_page(answer)
+
+
+def mentioning(store: Store, scope: ox.NamedNode) -> list[str]:
+    """The keys of the pages one of whose versions mentions ``scope``, sorted. Raises
+    StoreError."""
+    found = store.query(
+        queries.internal("pages-mentioning"),
+        {
+            "versions": ox.NamedNode(graphs.VERSIONS),
+            "pages": ox.Literal(graphs.PAGES),
+            "scope": scope,
+        },
+        default_graph=(),
+    )
+    assert isinstance(found, ox.QuerySolutions)
+    return sorted(k for k in (key_of(_text(row["source"])) for row in found) if k)
+
+
+def gathered_by_page(rows: Iterable[ox.QuerySolution]) -> list[Versions]:
+    """The versions the rows of a versions query (``past-versions``' columns) give, page by
+    page, by page key."""
+    found: dict[str, list[ox.QuerySolution]] = {}
+    for row in rows:
         key = key_of(_text(row["source"]))
         if key:
-            rows.setdefault(key, []).append(row)
-    return [_gathered(key, found) for key, found in sorted(rows.items())]
+            found.setdefault(key, []).append(row)
+    return [_gathered(key, page) for key, page in sorted(found.items())]
 
 
 def key_of(source: str) -> str:

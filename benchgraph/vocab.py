@@ -137,6 +137,12 @@ versionOf = BG + "versionOf"
 versionGraph = BG + "versionGraph"
 withdrawnAt = BG + "withdrawnAt"
 restoredAt = BG + "restoredAt"
+# The differences between two versions of a page, kept at ingest (benchgraph.changelog)
+VersionDelta = BG + "VersionDelta"
+deltaFrom = BG + "deltaFrom"
+deltaTo = BG + "deltaTo"
+fromStatements = BG + "fromStatements"
+toStatements = BG + "toStatements"
 
 # A version's audit summary (see benchgraph.summaries), in the versions catalogue
 SummaryEntry = BG + "SummaryEntry"

@@ -19,13 +19,13 @@ import io
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 import pyoxigraph as ox
 
-from benchgraph import graphs, iris, queries, summaries, validation, versions
+from benchgraph import changelog, graphs, iris, queries, summaries, validation, versions
 from benchgraph.outcomes import Outcome, Status
 from benchgraph.store import Change, LoadUndone, Store, StoreError
 from benchgraph.versions import Activity
@@ -153,6 +153,7 @@ def prepare_page(store: Store, page: Page, batch: Batch) -> Outcome | Write:
             item = _validated(page, origin, known, batch.now, batch.activity)
             if isinstance(item, Outcome):  # refused: not one of the batch's pages
                 return item
+            item = _with_deltas(store, known, page, batch, item)
     except validation.ShapesError as error:
         return Outcome(origin, "unreadable", f"{origin}: cannot validate: {error}")
     batch.accepted[graph] = origin
@@ -160,6 +161,18 @@ def prepare_page(store: Store, page: Page, batch: Batch) -> Outcome | Write:
         for iri, value in _unscoped(page):
             batch.claimed[iri] = (value, page.key)
     return item
+
+
+def _with_deltas(
+    store: Store, known: versions.Versions, page: Page, batch: Batch, item: Write
+) -> Write:
+    """``item`` with the deltas between its version and those next to it (see
+    :func:`benchgraph.changelog.recorded`). Raises StoreError."""
+    when = batch.now or validation.now()
+    change = changelog.recorded(
+        store, known, page.sha256, page.data_updated or "", when, item.change
+    )
+    return replace(item, change=change)
 
 
 def _unscoped(page: Page) -> Iterator[tuple[str, str]]:

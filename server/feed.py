@@ -9,10 +9,12 @@ when it was loaded. The request's ``since``, ``until`` and ``benchmark`` are res
 nothing is 404 with suggestions, a moment that is none 400) and the query runs as a
 :class:`~server.engine.Job` on a query worker, its answer cached per store generation; the feed
 carries an ``ETag`` and ``Last-Modified``, so revalidation is answered 304 without running
-anything. Without ``since`` the feed starts :data:`DEFAULT_DAYS` days before ``until``, or
-before the latest change the versions catalogue records by its clock (by the store's: the
-latest ingest, withdrawal or restore). It lists at most :data:`MAX_ENTRIES` changes, the
-newest; its subtitle says when more changed.
+anything. The query reads only the pages whose version changed in the window, each from the
+delta kept at ingest where there is one (:mod:`benchgraph.changelog`), so the feed of the whole
+store costs what its changes do, not what the store holds. Without ``since`` the feed starts
+:data:`DEFAULT_DAYS` days before ``until``, or before the latest change the versions catalogue
+records by its clock (by the store's: the latest ingest, withdrawal or restore). It lists at
+most :data:`MAX_ENTRIES` changes, the newest; its subtitle says when more changed.
 
 One entry per change row, dated by the feed's clock (when the store loaded it; with
 ``clock=data``, the page's data-updated time), its content giving both versions' data-updated

@@ -257,3 +257,17 @@ def test_as_of_and_changes_through_the_server(kept: Path) -> None:
         assert [{k: v["value"] for k, v in b.items()} for b in bindings] == expected["leaderboard"]
     finally:
         assert live.stop() == 0
+
+
+def test_a_version_restored_then_withdrawn_is_gone_after_its_withdrawal(
+    tmp_path: Path, five: list[Path]
+) -> None:
+    store_dir = tmp_path / "restored"
+    ingest(store_dir, five[0])
+    ingest(store_dir, five[1])
+    assert "current again" in ingest(store_dir, five[0])
+    done = run_cli("remove", str(five[0]), store=store_dir)
+    assert done.returncode == 0, done.stderr
+    assert answer(store_dir, "leaderboard", benchmark=BENCHMARK, asOf="2099-01-01") == []
+    assert changes(store_dir, since="2099-01-01") == []
+    assert {c for c, *_ in changes(store_dir, since="2026-04-30")} == {"removed"}

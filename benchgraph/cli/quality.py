@@ -14,8 +14,9 @@ import argparse
 import sys
 from datetime import date
 
-from benchgraph import audit, integrity, settings, summaries
+from benchgraph import audit, changelog, integrity, settings, summaries
 from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, existing_store, store_option
+from benchgraph.store import Store
 
 DEFAULT_STALE_DAYS = 180
 
@@ -159,18 +160,18 @@ def run_validate(args: argparse.Namespace) -> int:
         sys.stderr.write(f"benchgraph: error: {error}\n")
         return EXIT_ERROR
     conforms, catalogue = report.conforms, report.catalogue
-    summarised = report.summarised
-    if not catalogue.exact:  # the shapes' report stays in its format; this goes beside it
-        sys.stderr.write(f"benchgraph: {catalogue.text()}\n")
-    if not summarised.exact:
-        sys.stderr.write(f"benchgraph: {summarised.text()}\n")
+    summarised, deltas = report.summarised, report.deltas
+    for record in (catalogue, summarised, deltas):  # beside the shapes' report, in its format
+        if not record.exact:
+            sys.stderr.write(f"benchgraph: {record.text()}\n")
     if args.format == "json":
         sys.stdout.write(report.as_json(summary=args.summary))
     elif args.format == "turtle":
         sys.stdout.write(report.turtle())
     else:
         sys.stdout.write(report.text(summary=args.summary))
-    return EXIT_OK if conforms and catalogue.exact and summarised.exact else EXIT_REFUSED
+    exact = catalogue.exact and summarised.exact and deltas.exact
+    return EXIT_OK if conforms and exact else EXIT_REFUSED
 
 
 def run_repair(args: argparse.Namespace) -> int:
@@ -186,22 +187,40 @@ def run_repair(args: argparse.Namespace) -> int:
             summaries.repair(store, summarised)
             print(f"rebuilt the audit summaries of {len(summarised.wrong)} current versions")
             summarised = summaries.check(store)
+        deltas = _deltas_repaired(store, args.check)
         check = store.check_view()
         if check.exact or args.check:
             print(catalogue.text())
             print(summarised.text())
+            print(deltas.text())
             print(check.text())
-            exact = check.exact and catalogue.exact and summarised.exact
+            exact = check.exact and catalogue.exact and summarised.exact and deltas.exact
             return EXIT_OK if exact else EXIT_REFUSED if args.check else EXIT_ERROR
         store.repair_view(check)
         after = store.check_view()
     print(catalogue.text())
     print(summarised.text())
+    print(deltas.text())
     print(
         f"repaired the merged view: added {len(check.missing)} triples stated by pages, "
         f"removed {len(check.extra)} stated by none; {after.text()}"
     )
-    return EXIT_OK if after.exact and catalogue.exact and summarised.exact else EXIT_ERROR
+    exact = after.exact and catalogue.exact and summarised.exact and deltas.exact
+    return EXIT_OK if exact else EXIT_ERROR
+
+
+def _deltas_repaired(store: Store, only_check: bool) -> changelog.DeltaCheck:
+    """The changes record checked against the graphs, and (unless ``only_check``) repaired
+    where it differs, saying what was repaired: how it is then."""
+    deltas = changelog.check(store)
+    if deltas.exact or only_check:
+        return deltas
+    changelog.repair(store, deltas)
+    print(
+        f"repaired the changes record: {len(deltas.missing)} deltas written, "
+        f"{len(deltas.wrong)} rewritten, {len(deltas.stale)} removed"
+    )
+    return changelog.check(store)
 
 
 def run_audit(args: argparse.Namespace) -> int:
