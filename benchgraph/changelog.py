@@ -126,6 +126,15 @@ def _ntriples(triples: Iterable[ox.Triple]) -> str:
     return (ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES) or b"").decode("utf-8")
 
 
+def _as_held(triples: Iterable[ox.Triple]) -> list[ox.Triple]:
+    """``triples`` as a store holds them (a decimal ``90.0`` read back ``90``): a page's triples
+    as mapped, compared with a version's graph as read, would otherwise differ in every
+    figure."""
+    held = ox.Store()
+    held.extend(ox.Quad(t.subject, t.predicate, t.object) for t in triples)
+    return [quad.triple for quad in held]
+
+
 def _parsed(text: str) -> set[ox.Triple]:
     """The triples of the N-Triples ``text`` as a store holds them (a decimal written ``81.70``
     read back ``81.7``), so that a delta written from a page compares equal to its graphs."""
@@ -216,6 +225,7 @@ def recorded(
     others = [v for v in known.all if v.sha256 != sha256]
     if not mine or not others:
         return change
+    mine = _as_held(mine)  # as the store will hold them, as the others' graphs are read
     new = known.find(sha256) or Version(key, sha256, modified, when, 0, "")
     ordered = sorted([*others, new], key=lambda v: v.order)
     at = next(i for i, v in enumerate(ordered) if v.sha256 == sha256)
