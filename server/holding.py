@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
-from benchgraph import identities
+from benchgraph import upgrades
 from benchgraph.store import StoreError, holder, notice
 from benchgraph.store.embedded import EmbeddedStore
 from server.generation import Generation, fingerprint
@@ -126,7 +126,7 @@ class HeldStore:
         self._record = replace(holder.Holder.now("serve"), secret=self.secret)
         # A store of the earlier layout is upgraded here, as by any command that writes.
         self._store = EmbeddedStore(
-            self.location, record=self._record, notify=notice, upgrade=identities.upgrade
+            self.location, record=self._record, notify=notice, upgrade=upgrades.upgrade
         )
         try:
             shutil.rmtree(self.folder, ignore_errors=True)  # a server killed left them
@@ -260,7 +260,7 @@ class HeldStore:
             gc.collect()  # a failed write's traceback may still hold the engine open
             try:
                 return EmbeddedStore(
-                    self.location, record=record, notify=notice, upgrade=identities.upgrade
+                    self.location, record=record, notify=notice, upgrade=upgrades.upgrade
                 )
             except StoreError as error:
                 # Held by this process still (a reader), or by another (said, given up).

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from benchgraph import identities, settings
+from benchgraph import settings, upgrades
 from benchgraph.store import Store, StoreError, damage, disk_full, notice, open_store
 
 EXIT_OK, EXIT_REFUSED, EXIT_ERROR = 0, 1, 2
@@ -44,8 +44,8 @@ def opened(
     named_by: str = "",
 ) -> Store:
     """The store at ``location``, as every command opens it: the user told on stderr of an
-    upgrade, and a store of an earlier layout upgraded, its sources' identities with it
-    (:func:`benchgraph.identities.upgrade`). Raises StoreError."""
+    upgrade, and a store of an earlier layout upgraded, its sources' identities and records with
+    it (:func:`benchgraph.upgrades.upgrade`). Raises StoreError."""
     return open_store(
         location,
         must_exist=must_exist,
@@ -53,7 +53,7 @@ def opened(
         reading=reading,
         only_reads=only_reads,
         named_by=named_by,
-        upgrade=identities.upgrade,
+        upgrade=upgrades.upgrade,
     )
 
 

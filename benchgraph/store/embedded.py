@@ -73,11 +73,13 @@ class EmbeddedStore(Store):
     # holds, so an upgrade stopped half-way is started again, never taken for done.
     LAYOUT_FILE = files.LAYOUT_FILE
     # Layout 2: the merged view. Layout 3: each source named by which source it is, never by what
-    # it says (the ``upgrade`` an EmbeddedStore is given makes a store of layout 2 one of layout 3).
-    LAYOUT_NUMBER = 3
+    # it says. Layout 4: each version with its audit summary, each two versions of a page with
+    # their delta (the ``upgrade`` an EmbeddedStore is given brings an earlier store to layout 4).
+    LAYOUT_NUMBER = 4
     LAYOUT = (
-        '{"layout": 3, "default graph": "the merged view of the page graphs", '
-        '"identities": "a source is named by which source it is"}\n'
+        '{"layout": 4, "default graph": "the merged view of the page graphs", '
+        '"identities": "a source is named by which source it is", '
+        '"records": "audit summaries and version deltas"}\n'
     )
     VIEW_LAYOUT = '{"layout": 2, "default graph": "the merged view of the page graphs"}\n'
     UPGRADING_LAYOUT = '{"layout": 1, "default graph": "the merged view, being built"}\n'

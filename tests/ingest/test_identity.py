@@ -242,7 +242,7 @@ def test_the_upgrade_keeps_the_newest_of_a_page_stored_under_two_links(tmp_path:
     with EmbeddedStore(folder, notify=told.append, upgrade=identities.upgrade) as store:
         assert two_values(store) == []
         assert pages(store) == {"sota2/prompt-recovery-on-laion.md/clip-score"}
-    assert json.loads(layout.read_text("utf-8"))["layout"] == 3
+    assert json.loads(layout.read_text("utf-8"))["layout"] == EmbeddedStore.LAYOUT_NUMBER
     assert told and "sota2/prompt-recovery-on-laion/clip-score" in told[0], told
     with EmbeddedStore(folder, notify=told.append, upgrade=identities.upgrade):  # once
         assert len(told) == 1

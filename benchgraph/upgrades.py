@@ -1,0 +1,37 @@
+"""What opening a store of an earlier layout to write does (see
+:class:`benchgraph.store.EmbeddedStore`): the store is brought to the present layout once.
+
+- Before layout 3, some sources were named by what they say: :func:`benchgraph.identities.upgrade`.
+- Before layout 4, no version had its audit summary (:mod:`benchgraph.summaries`) and no two
+  versions of a page their delta (:mod:`benchgraph.changelog`): they are built from the graphs,
+  as ``benchgraph repair`` builds them. Without them the self-reported audit would count none
+  of the store's results; ``changes`` would answer right, only slower.
+
+``notify`` is told what was done. A remote store has no layout file: ``benchgraph repair``
+builds its summaries and deltas.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from benchgraph import changelog, identities, summaries
+from benchgraph.store import Store
+
+
+def upgrade(store: Store, notify: Callable[[str], None] | None) -> None:
+    """Bring ``store`` to the present layout (see the module), telling ``notify``. Safe to run
+    on a store of any earlier layout, and again. Raises StoreError."""
+    identities.upgrade(store, notify)
+    summarised = summaries.check(store)
+    if not summarised.exact:
+        summaries.repair(store, summarised)
+    deltas = changelog.check(store)
+    if not deltas.exact:
+        changelog.repair(store, deltas)
+    if notify is not None and not (summarised.exact and deltas.exact):
+        notify(
+            f"benchgraph: this store was written before the audit summaries and the changes "
+            f"record; built the summaries of {len(summarised.wrong)} versions and "
+            f"{len(deltas.missing) + len(deltas.wrong)} deltas, once"
+        )

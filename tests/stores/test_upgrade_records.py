@@ -1,0 +1,52 @@
+"""A store written before the audit summaries and the changes record (layout 3) is brought to
+layout 4 the first time a command opens it: its summaries and deltas are built from its graphs,
+so the self-reported audit counts its results and ``changes`` reads its deltas; the user is told
+once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyoxigraph as ox
+from stores.test_summaries_any_store import A_NEWER, A, B, Pages, _summary_triples
+from support import run_cli
+
+from benchgraph import answering, changelog, graphs, queries, summaries
+from benchgraph.store import Change, Store
+from benchgraph.store.embedded import EmbeddedStore
+
+
+def self_reported(store: Store) -> list[str]:
+    answer = answering.answer(store, queries.find("audit-self-reported"), {})
+    assert isinstance(answer, ox.QuerySolutions)
+    return sorted(map(str, answer))
+
+
+def test_a_store_of_layout_3_gets_its_summaries_and_deltas_when_first_opened(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "store"
+    with EmbeddedStore(folder) as store:
+        pages = Pages(store, tmp_path)
+        for page in (A, B, A_NEWER):
+            pages.ingest(page)
+        right, deltas = self_reported(store), changelog.read_deltas(store)
+        assert len(deltas) == 1 and summaries.check(store).exact
+        lost = [t for found in deltas.values() for d in found for t in d.triples()]
+        store.write(Change({}, deleted={graphs.VERSIONS: _summary_triples(store) + lost}))
+        assert self_reported(store) != right  # what a store of layout 3 answers
+    layout = folder / EmbeddedStore.LAYOUT_FILE
+    written = json.loads(layout.read_text("utf-8"))
+    layout.write_text(json.dumps({**written, "layout": 3}) + "\n", "utf-8")
+
+    said = run_cli("audit", "--store", str(folder))  # a command that only reads
+    assert said.returncode == 0, said.stderr
+    assert "built the summaries of 2 versions and 1 deltas" in said.stderr
+    assert json.loads(layout.read_text("utf-8"))["layout"] == EmbeddedStore.LAYOUT_NUMBER == 4
+    with EmbeddedStore(folder) as store:
+        assert self_reported(store) == right
+        assert changelog.read_deltas(store) == deltas
+        assert summaries.check(store).exact and changelog.check(store).exact
+    again = run_cli("audit", "--store", str(folder))
+    assert again.returncode == 0 and "built the summaries" not in again.stderr
