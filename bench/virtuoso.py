@@ -97,9 +97,10 @@ EnabledDavVSP = 0
 ResultSetMaxRows = {max_rows}
 MaxSortedTopRows = {max_rows}
 ; Virtuoso's estimate of a leaderboard's or compare's cost (thousands of seconds, varying from
-; run to run) is far from what they take (1-12 s on the founding pages): they would be refused
-; before running, past the packaged 400. The time they may take is bounded below.
-MaxQueryCostEstimationTime = 100000
+; run to run; 10^8 s for the CompoSET leaderboard joined in the order written, as benchgraph asks)
+; is far from what they take (seconds on the founding pages): they would be refused before
+; running, past the packaged 400. The time they may take is bounded below.
+MaxQueryCostEstimationTime = 1000000000000
 MaxQueryExecutionTime = 60
 """
 
