@@ -99,8 +99,10 @@ MaxSortedTopRows = {max_rows}
 ; Virtuoso's estimate of a leaderboard's or compare's cost (thousands of seconds, varying from
 ; run to run; 10^8 s for the CompoSET leaderboard joined in the order written, as benchgraph asks)
 ; is far from what they take (seconds on the founding pages): they would be refused before
-; running, past the packaged 400. The time they may take is bounded below.
-MaxQueryCostEstimationTime = 1000000000000
+; running, past the packaged 400. Its largest estimate is 2^30 s; the setting is a 32-bit integer
+; (10^12 wraps round to a negative limit, which refuses everything). The time they may take is
+; bounded below.
+MaxQueryCostEstimationTime = 2000000000
 MaxQueryExecutionTime = 60
 """
 
