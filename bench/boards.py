@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -146,6 +147,7 @@ def measure(out: Path, repeat: int, revision: str) -> dict[str, Any]:
         measured["served"] = served(server.url, benchmarks, env)
     finally:
         server.stop()
+        shutil.rmtree(work, ignore_errors=True)
     measured["load_after"] = load_average()
     (out / "boards.json").write_text(json.dumps(measured, indent=1), encoding="utf-8")
     return measured
