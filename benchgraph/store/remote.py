@@ -55,7 +55,7 @@ import pyoxigraph as ox
 
 from benchgraph import graphs, lexical, queries, settings
 from benchgraph.sparqltext import Term, keywords, query_form, substitute
-from benchgraph.store import credentials
+from benchgraph.store import credentials, pragmas
 from benchgraph.store.bulk import GROUP_TRIPLES, LEAST_PAGES, Bulk
 from benchgraph.store.credentials import Credentials
 from benchgraph.store.interface import (
@@ -165,6 +165,7 @@ class RemoteStore(Store):
         self._view_known = False
         self._empty_pattern: bool | None = None  # whether `GRAPH ?g { }` lists graphs (see
         # _graph_query), once known
+        self._server = ""  # its kind, from its answers (benchgraph.store.pragmas), once known
         if check:
             self._check_layout(read_only, notify)
 
@@ -223,6 +224,7 @@ class RemoteStore(Store):
         if base_iri:
             text = f"BASE <{base_iri}>\n{text}"
         form = query_form(text) or "SELECT"
+        text = pragmas.hinted(text, self._server)  # planning hints for this server, if any
         graph_answer = form in ("CONSTRUCT", "DESCRIBE")
         accept = (
             "application/n-triples, text/turtle;q=0.9"
@@ -237,6 +239,7 @@ class RemoteStore(Store):
             default_graphs=default_graph or (),
             named_graphs=named_graphs or (),
         )
+        self._server = self._server or pragmas.server_kind(reply.headers)
         body, media = reply.body, reply.media
         try:
             if graph_answer:

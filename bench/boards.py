@@ -1,0 +1,226 @@
+"""Measure each seed benchmark's leaderboard on Virtuoso against the embedded store.
+
+    python -m bench.boards --out /tmp/boards [--repeat 3] [--before main]
+
+The seed pages (``../shared/seeds``) are ingested at one fixed time into a fresh embedded store
+and into a private Virtuoso (``bench.virtuoso``, in a folder of its own, emptied first and
+stopped after). For each benchmark the seeds hold, interleaved, ``--repeat`` times:
+
+1. the named query ``leaderboard`` on the embedded store (in this process, as ``benchgraph
+   query`` runs it);
+2. the same on Virtuoso, as benchgraph sends it (its planning hint included, see
+   ``benchgraph/store/pragmas.py``), its rows checked against the embedded store's;
+3. the query as it was at ``--before`` (a git revision) on Virtuoso, for the figures before.
+
+Then ``benchgraph serve --store URL`` in front of Virtuoso, with its default ``--query-timeout``,
+is asked once per benchmark for ``/queries/leaderboard`` and for the benchmark's page (the site
+runs ``leaderboard`` once per metric), each uncached, and their status and time are recorded.
+Times are min / median / max in seconds. The figures go to ``OUT/boards.json`` and a table to
+``OUT/boards.md``, with the load average before and after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from bench.launch import REPO, Served
+from bench.run import load_average
+from bench.virtuoso import VirtuosoServer
+from benchgraph import answering, queries
+from benchgraph.queries import NamedQuery
+from benchgraph.store import Store
+from benchgraph.store.embedded import EmbeddedStore
+from benchgraph.store.remote import RemoteStore
+from ingest.loader import ingest_file
+
+SEEDS = REPO.parent / "shared" / "seeds"
+NOW = "2026-11-29T12:00:00Z"
+ID = "https://w3id.org/benchgraph/id/"
+
+
+def rows(store: Store, named: NamedQuery, values: dict[str, str]) -> list[tuple[str, ...]]:
+    """The answer's rows as sorted text (an unbound value as "")."""
+    answer = answering.answer(store, named, values)
+    names = [v.value for v in answer.variables]  # type: ignore[union-attr]
+    return sorted(tuple(str(row[n]) if row[n] is not None else "" for n in names) for row in answer)  # type: ignore[union-attr]
+
+
+def timed(call: Callable[[], Any]) -> tuple[float, Any]:
+    """Seconds ``call`` took, and what it returned (the error's first line when it failed)."""
+    start = time.perf_counter()
+    try:
+        found: Any = call()
+    except Exception as error:  # a refusal is a figure: Virtuoso's words are kept
+        found = f"error: {str(error).splitlines()[0][:300]}"
+    return time.perf_counter() - start, found
+
+
+def spread(times: list[float]) -> dict[str, float]:
+    return {
+        "min": round(min(times), 3),
+        "median": round(statistics.median(times), 3),
+        "max": round(max(times), 3),
+    }
+
+
+def before_query(revision: str, folder: Path) -> NamedQuery:
+    """``leaderboard`` as it was at ``revision``."""
+    text = subprocess.run(
+        ["git", "-C", str(REPO), "show", f"{revision}:queries/leaderboard.rq"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    path = folder / "leaderboard.rq"
+    path.write_text(text, encoding="utf-8")
+    return queries.load(path)
+
+
+def fetch(url: str, accept: str) -> tuple[float, int]:
+    """Seconds a GET of ``url`` took, and its status."""
+    request = urllib.request.Request(url, headers={"Accept": accept})
+    start = time.perf_counter()
+    try:
+        with urllib.request.urlopen(request, timeout=600) as response:
+            response.read()
+            status = response.status
+    except urllib.error.HTTPError as error:
+        status = error.code
+    return time.perf_counter() - start, status
+
+
+def measure(out: Path, repeat: int, revision: str) -> dict[str, Any]:
+    work = Path(tempfile.mkdtemp(prefix="bench-boards-"))
+    server = VirtuosoServer(work / "virtuoso").start()
+    env = {**os.environ, **server.env(), "BENCHGRAPH_STORE_REQUEST_STATEMENTS": "1000"}
+    env["PYTHONPATH"] = str(REPO)
+    os.environ.update({k: v for k, v in env.items() if k.startswith("BENCHGRAPH_")})
+    os.environ["BENCHGRAPH_STORE_TIMEOUT"] = "300"
+    pages = sorted(SEEDS.iterdir())
+    measured: dict[str, Any] = {"load_before": load_average(), "repeat": repeat, "boards": []}
+    try:
+        remote = RemoteStore.from_settings(server.url)
+        with EmbeddedStore(work / "store") as embedded:
+            for page in pages:
+                assert ingest_file(embedded, page, now=NOW).status == "loaded", page
+                assert ingest_file(remote, page, now=NOW).status == "loaded", page
+            after = queries.find("leaderboard")
+            before = before_query(revision, work)
+            listed = rows(embedded, queries.find("benchmarks"), {})
+            benchmarks = sorted(r[0].strip("<>") for r in listed)
+            for iri in benchmarks:
+                values = {"benchmark": iri}
+                series: dict[str, list[float]] = {"embedded": [], "virtuoso": [], "before": []}
+                outcome: dict[str, str] = {}
+                for _ in range(repeat):
+                    took, expected = timed(partial(rows, embedded, after, values))
+                    series["embedded"].append(took)
+                    took, found = timed(partial(rows, remote, after, values))
+                    series["virtuoso"].append(took)
+                    outcome["virtuoso"] = "same rows" if found == expected else str(found)[:300]
+                    took, found = timed(partial(rows, remote, before, values))
+                    series["before"].append(took)
+                    outcome["before"] = "same rows" if found == expected else str(found)[:300]
+                measured["boards"].append(
+                    {
+                        "benchmark": iri,
+                        "rows": len(expected),
+                        **{k: spread(v) for k, v in series.items()},
+                        "outcome": outcome,
+                    }
+                )
+                log(f"{iri}: {measured['boards'][-1]}")
+        measured["served"] = served(server.url, benchmarks, env)
+    finally:
+        server.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    measured["load_after"] = load_average()
+    (out / "boards.json").write_text(json.dumps(measured, indent=1), encoding="utf-8")
+    return measured
+
+
+def served(url: str, benchmarks: list[str], env: dict[str, str]) -> list[dict[str, Any]]:
+    """Each benchmark's leaderboard and page through ``benchgraph serve`` in front of ``url``
+    with its default time limit, once each, uncached (a fresh server)."""
+    found = []
+    live = Served(url, env=env)
+    try:
+        for iri in benchmarks:
+            path = iri.removeprefix(ID)
+            query = f"{live.url}queries/leaderboard?benchmark={urllib.request.quote(iri)}"
+            took, status = fetch(query, "application/sparql-results+json")
+            page_took, page_status = fetch(f"{live.url}page/{path}", "text/html")
+            found.append(
+                {
+                    "benchmark": iri,
+                    "query": {"seconds": round(took, 3), "status": status},
+                    "page": {"seconds": round(page_took, 3), "status": page_status},
+                }
+            )
+            log(f"served {iri}: {found[-1]}")
+    finally:
+        live.stop()
+    return found
+
+
+def table(measured: dict[str, Any]) -> str:
+    """The figures as a Markdown table."""
+    lines = [
+        "| benchmark | rows | embedded (s) | Virtuoso before (s) | Virtuoso after (s) | after / "
+        "embedded | rows on Virtuoso | served query | served page |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |",
+    ]
+    served_by = {s["benchmark"]: s for s in measured.get("served", [])}
+    for board in measured["boards"]:
+        shown = served_by.get(board["benchmark"], {})
+        q, p = shown.get("query", {}), shown.get("page", {})
+        ratio = board["virtuoso"]["median"] / max(board["embedded"]["median"], 1e-9)
+        before = board["outcome"]["before"]
+        refused = "" if before == "same rows" else " (refused)"
+        before_text = f"{board['before']['median']:.2f}{refused}"
+        lines.append(
+            f"| {board['benchmark'].removeprefix(ID)} | {board['rows']} | "
+            f"{board['embedded']['median']:.2f} | {before_text} | "
+            f"{board['virtuoso']['median']:.2f} | {ratio:.0f}x | "
+            f"{board['outcome']['virtuoso']} | "
+            f"{q.get('status')} in {q.get('seconds')} s | "
+            f"{p.get('status')} in {p.get('seconds')} s |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def log(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.boards", description=__doc__)
+    parser.add_argument("--out", type=Path, required=True, help="folder for the figures")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per timing")
+    parser.add_argument("--before", default="main", help="git revision of the figures before")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    measured = measure(args.out, args.repeat, args.before)
+    text = table(measured)
+    loads = f"load average {measured['load_before']} before, {measured['load_after']} after\n"
+    (args.out / "boards.md").write_text(text + "\n" + loads, encoding="utf-8")
+    print(text + loads)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
