@@ -4,7 +4,7 @@ the Flask test client where a real server is not needed."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -16,6 +16,7 @@ from support import EXAMPLES, build_store, copy_store
 from support.live import Live, Reply, fetch, query_url
 
 from server.app import create_app
+from server.engine import Job
 
 
 @pytest.fixture(scope="session")
@@ -69,3 +70,19 @@ def client(make_app) -> FlaskClient:  # type: ignore[no-untyped-def]
 def http() -> Any:
     """The HTTP helpers (:mod:`live`), for tests to use without importing them."""
     return SimpleNamespace(fetch=fetch, url=query_url, Reply=Reply, Live=Live)
+
+
+@pytest.fixture
+def counted(make_app: Callable[..., Any]) -> tuple[Any, list[Job]]:
+    """An app with two query workers, and the jobs its pool is sent, in order."""
+    app = make_app(workers=2)
+    backend = app.extensions["benchgraph"]
+    sent: list[Job] = []
+    run = backend.pool.run
+
+    def counting(job: Job, time_limit: float | None = None) -> Any:
+        sent.append(job)
+        return run(job, time_limit)
+
+    backend.pool.run = counting
+    return app, sent

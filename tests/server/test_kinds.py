@@ -4,7 +4,7 @@ read in. The IRIs checked are read from the store by the test."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -72,22 +72,6 @@ def test_a_type_whose_things_were_cut_is_not_kept(read: EmbeddedStore) -> None:
     paper = subjects(read, V.Paper)[0]
     typed = {"name": ox.NamedNode(paper), "type": ox.NamedNode(V.Paper)}
     assert kinds.check("g1", IS_A, typed) is None
-
-
-@pytest.fixture
-def counted(make_app: Callable[..., Any]) -> tuple[Any, list[Job]]:
-    """An app with two query workers, and the jobs its pool is sent, in order."""
-    app = make_app(workers=2)
-    backend = app.extensions["benchgraph"]
-    sent: list[Job] = []
-    run = backend.pool.run
-
-    def counting(job: Job, time_limit: float | None = None) -> Any:
-        sent.append(job)
-        return run(job, time_limit)
-
-    backend.pool.run = counting
-    return app, sent
 
 
 def test_a_paper_is_checked_without_a_query_once_the_things_are_read(

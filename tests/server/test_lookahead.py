@@ -6,7 +6,7 @@ The papers asked for are read from the store by the test."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -61,22 +61,6 @@ def test_checks_that_find_their_iris_give_the_answer_without_checks(read: Embedd
     assert isinstance(alone, Answered) and isinstance(checked, Answered)
     assert checked.body == alone.body and checked.rows == alone.rows > 0
     assert checked.checked == ((paper,),)
-
-
-@pytest.fixture
-def counted(make_app: Callable[..., Any]) -> tuple[Any, list[Job]]:
-    """An app with two query workers, and the jobs its pool is sent, in order."""
-    app = make_app(workers=2)
-    backend = app.extensions["benchgraph"]
-    sent: list[Job] = []
-    run = backend.pool.run
-
-    def counting(job: Job, time_limit: float | None = None) -> Any:
-        sent.append(job)
-        return run(job, time_limit)
-
-    backend.pool.run = counting
-    return app, sent
 
 
 def test_a_paper_given_by_iri_is_answered_in_one_trip(
