@@ -250,6 +250,10 @@ HARMLESS = {
     "moment": "2020-01-02T03:04:05Z",
     "clock": "store",
     "precedence": "latest",
+    "severity": "Info",
+    "shape": "Method-origin",
+    "limit": "7",
+    "position": "000000000000000-000000000000000",
 }
 # Other parameters a query needs while one is being attacked: real values with real rows.
 REAL = {
