@@ -2,10 +2,12 @@
 
 ``benchgraph validate`` exits 0 when the store conforms to the current shapes and its versions
 catalogue agrees with its graphs (:mod:`benchgraph.integrity`), 1 when something breaks a shape
-with severity sh:Violation (on a page or across pages) or the catalogue disagrees, 2 on an error
+with severity sh:Violation (on a page or across pages) or the catalogue, an audit summary or a
+changes delta disagrees with the graphs, 2 on an error
 (shapes that do not parse, a store that cannot be opened). ``benchgraph audit`` exits 0, or 2 on
 an error. ``benchgraph repair`` exits 0 when the merged view, the catalogue and the audit
-summaries are right or were repaired, 1 when ``--check`` finds one differs, 2 on an error.
+summaries and changes deltas are right or were repaired, 1 when ``--check`` finds one differs, 2
+on an error.
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ def _add_validate(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         "the pages whose version changed since the last saved validation against the same shapes "
         "are checked again (--all: every page); the store-wide checks are taken from that "
         "validation when no page changed. "
-        "Exit codes: 0 conforms; 1 violations, or the catalogue disagrees; 2 error.",
+        "Exit codes: 0 conforms; 1 violations, or the catalogue, a summary or a delta disagrees "
+        "with the graphs; 2 error.",
     )
     validate.add_argument("--format", choices=("text", "json", "turtle"), default="text")
     validate.add_argument(
