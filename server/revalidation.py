@@ -81,5 +81,7 @@ def register(app: Flask) -> None:
     def marked(response: Response) -> Response:
         if not _covered() or response.status_code != 200 or response.get_etag()[0]:
             return response
+        if "no-store" in response.headers.get("Cache-Control", ""):  # a page left incomplete
+            return response
         generation = _generation()
         return _mark(response, tag(generation, request.url, build), generation)

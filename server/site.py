@@ -40,6 +40,7 @@ from server.engine import Answered
 from server.errors import ApiError
 from server.site_queries import named as _named
 from server.site_queries import select
+from server.workers import TimedOut
 
 blueprint = Blueprint("site", __name__, template_folder="templates")
 
@@ -150,7 +151,9 @@ def _leaderboards(
     (where every result has an interval) the rule of the ranks the intervals allow. And for the
     compare form: the methods of the rows as (IRI, label), by label, and the two it starts with,
     the first two of the first cohort with two (of the primary metric: a comparable pair).
-    With ``as_of`` (a moment, as ``leaderboard`` takes it), all of it as of then."""
+    With ``as_of`` (a moment, as ``leaderboard`` takes it), all of it as of then. A board whose
+    query outlives the server's time limit has no cohorts and ``late`` (the limit in seconds):
+    the page says so, and the other boards still show."""
     methods: dict[str, str] = {}
     pair: list[str] = []
     past = asof.Past("as-of", (as_of,), benchmark.value) if as_of else None
@@ -160,12 +163,19 @@ def _leaderboards(
         if metric.get("results", "0") == "0":
             continue
         moment = {"asOf": as_of} if as_of else {}
-        rows = _named("leaderboard", benchmark=benchmark.value, metric=metric["metric"], **moment)
+        direction = _direction(metric.get("direction", ""))
+        try:
+            rows = _named(
+                "leaderboard", benchmark=benchmark.value, metric=metric["metric"], **moment
+            )
+        except TimedOut:
+            late = current().pool.time_limit
+            boards.append({"metric": metric, "direction": direction, "cohorts": [], "late": late})
+            continue
         cohorts: dict[str, list[Row]] = {}
         for row in rows:
             methods[row["method"]] = row.get("methodLabel", "")
             cohorts.setdefault(row["cohort"], []).append({**details.get(row["result"], {}), **row})
-        direction = _direction(metric.get("direction", ""))
         unit = unit_name(metric.get("unit", ""))
         drawn = []
         for name, members in cohorts.items():
@@ -236,8 +246,9 @@ def drawn_once(
     view: Callable[..., Response | WerkzeugResponse],
 ) -> Callable[..., Response | WerkzeugResponse]:
     """``view``, its page kept in the answer cache for the store generation it was drawn in,
-    under the request's path and parameters, and sent from there when asked again. Only a page
-    is kept: an error (raised as ApiError) or a redirect is not."""
+    under the request's path and parameters, and sent from there when asked again. Only a whole
+    page is kept: an error (raised as ApiError), a redirect, or a page marked ``no-store`` (a
+    board left out past the time limit) is not."""
 
     @functools.wraps(view)
     def cached(**arguments: str) -> Response | WerkzeugResponse:
@@ -249,7 +260,9 @@ def drawn_once(
         if kept is not None:
             return _html(kept.body)
         response = view(**arguments)
-        if response.status_code == 200:
+        if response.status_code == 200 and "no-store" not in response.headers.get(
+            "Cache-Control", ""
+        ):
             body = response.get_data()
             backend.cache.put(key, Answered("solutions", "html", body, 0, False))
         return response
@@ -357,6 +370,7 @@ def page(path: str) -> Response | WerkzeugResponse:
     kind = next((KINDS[t] for t in types if t in KINDS), "resource")
     label = _first(props, V.label) or _first(props, V.title) or _first(props, V.identifier)
     context: dict[str, object] = {"iri": iri, "props": props, "types": types, "kind": kind}
+    incomplete = False  # a board left out past the time limit (a benchmark's page)
     if kind == "paper":
         referrers = select("referrers", resource=node)
         context["introduced"] = [r for r in referrers if r["property"] == V.introducedIn]
@@ -378,7 +392,9 @@ def page(path: str) -> Response | WerkzeugResponse:
         context["unused_metrics"] = [m for m in metrics if m.get("results", "0") == "0"]
         as_of = _as_of(iri)
         context["as_of"] = as_of
-        context["boards"], context["methods"], context["pair"] = _leaderboards(node, as_of)
+        boards, context["methods"], context["pair"] = _leaderboards(node, as_of)
+        context["boards"] = boards
+        incomplete = any(board.get("late") for board in boards)
         context["sources"] = [
             r for r in select("referrers", resource=node) if r["property"] == V.DCTERMS + "subject"
         ]
@@ -413,7 +429,11 @@ def page(path: str) -> Response | WerkzeugResponse:
         title = f"{kind.capitalize()} {label}"
     else:
         title = label or iri
-    return _render("scope" if kind in SCOPES else kind, title, **context)
+    response = _render("scope" if kind in SCOPES else kind, title, **context)
+    if incomplete:
+        # Not the page this generation gives: no tag to revalidate it by, and kept nowhere.
+        response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 def _as_of(benchmark: str) -> str:

@@ -174,6 +174,15 @@ class Client:
             return _Failure(SyntaxError(f"{endpoint} refused the query: {detail}"), False)
         if status in (401, 403):
             return _Failure(StoreError(self._denial(status, error, what, endpoint)), False)
+        if status == 500 and detail.startswith(f"Virtuoso {TIMED_OUT_STATE} "):
+            return _Failure(
+                StoreTimeout(
+                    f"{endpoint} stopped the query at its own time limit while {what} "
+                    f"({detail[:80]}): raise that limit (Virtuoso's MaxQueryExecutionTime) "
+                    "or narrow the query"
+                ),
+                False,
+            )
         if status == 404:
             return _Failure(
                 StoreError(f"{endpoint} while {what}: (404 Not Found) no such endpoint or graph"),
@@ -211,6 +220,9 @@ CUT_HEADER = "X-SPARQL-MaxRows"
 # (its "anytime" answers: HTTP 200, the rows found so far, often none, and the state S1TAT).
 STATE_HEADER, MESSAGE_HEADER = "X-SQL-State", "X-SQL-Message"
 INCOMPLETE_STATE = "S1TAT"
+# The state of Virtuoso's answer (HTTP 500, "Virtuoso S1T00 Error SR171: Transaction timed out")
+# to a query it stopped at its MaxQueryExecutionTime without rows to give.
+TIMED_OUT_STATE = "S1T00"
 
 
 def _query_form(

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from SPARQLWrapper import JSON, SPARQLWrapper
 from support import EXAMPLES, SEEDS
-from support.live import Live
-from support.oxiserver import OxigraphServer
+from support.live import Live, fetch
+from support.oxiserver import FaultProxy, OxigraphServer
 
 from benchgraph.store.remote import RemoteStore
 from ingest.loader import ingest_file
@@ -201,4 +201,40 @@ def test_a_slow_remote_query_is_504_and_a_dead_server_502(tmp_path: Path) -> Non
         assert server.url in body["error"] and "Traceback" not in body["error"]
     finally:
         live.stop()
+        server.kill()
+
+
+def test_a_board_past_the_time_limit_is_said_late_and_the_other_boards_show(
+    tmp_path: Path,
+) -> None:
+    server = OxigraphServer(tmp_path / "data").start()
+    store = RemoteStore.from_settings(server.url)
+    for path in sorted(SEEDS.iterdir()):
+        assert ingest_file(store, path).status == "loaded"
+    proxy = FaultProxy(server.url)
+    # The server never answers the leaderboard of one of CompoSET's four metrics.
+    proxy.faults.hold = ("rankBest", "/composet/composet/metric/group-accuracy>")
+    live = Live(proxy.url)  # time limit 1.5 s
+    try:
+        status, body = get(f"{live.url}page/benchmark/composet/composet", Accept="text/html")
+        assert status == 200 and isinstance(body, bytes), body
+        assert proxy.faults.held >= 1
+        sections = body.decode("utf-8").split('<section class="leaderboard">')[1:]
+        assert len(sections) == 4
+        late = [s for s in sections if 'class="note board-late"' in s]
+        assert len(late) == 1, [s[:200] for s in late]
+        assert '">Group accuracy <small>' in late[0] and 'class="cohort"' not in late[0]
+        assert "time limit of 1.5 s" in late[0]
+        shown = [s for s in sections if s not in late]
+        assert all('class="cohort"' in s and "<td" in s for s in shown)
+        # Not the page of this generation: kept nowhere, so once the board answers it shows.
+        reply = fetch(f"{live.url}page/benchmark/composet/composet", Accept="text/html")
+        assert reply.headers.get("cache-control") == "no-store" and "etag" not in reply.headers
+        proxy.faults.hold = ()
+        reply = fetch(f"{live.url}page/benchmark/composet/composet", Accept="text/html")
+        assert reply.status == 200 and "board-late" not in reply.text
+        assert reply.text.count('<section class="leaderboard">') == 4
+    finally:
+        live.stop()
+        proxy.close()
         server.kill()

@@ -29,6 +29,7 @@ from benchgraph import graphs
 from benchgraph import vocab as V
 from benchgraph.store import StoreError
 from benchgraph.store.remote import Endpoints, RemoteStore
+from benchgraph.store.sparql_client import StoreTimeout
 from ingest.loader import ingest_file
 
 PAGES = SEEDS if SEEDS.is_dir() else EXAMPLES
@@ -283,3 +284,35 @@ def test_a_graph_answer_that_cannot_be_read_is_a_store_error() -> None:
     finally:
         garbled.shutdown()
         garbled.server_close()
+
+
+def test_a_query_the_server_stopped_at_its_time_limit_is_a_timeout() -> None:
+    # Virtuoso's answer to a query it stopped at its MaxQueryExecutionTime with no rows to give
+    # (met on the CompoSET board, docs/remote-stores.md): HTTP 500 and this text. It is the
+    # server's time limit (a StoreTimeout, which `serve` answers 504, or leaves a board out),
+    # never a server that cannot be reached.
+    said = b"Virtuoso S1T00 Error SR171: Transaction timed out\n\nSPARQL query:\nSELECT ..."
+
+    class Stopped(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(500, "SPARQL Request Failed")
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(said)))
+            self.end_headers()
+            self.wfile.write(said)
+
+    stopped = ThreadingHTTPServer(("127.0.0.1", 0), Stopped)
+    threading.Thread(target=stopped.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{stopped.server_address[1]}/query"
+    try:
+        store = RemoteStore(Endpoints.of(url), retries=2, check=False)
+        with pytest.raises(StoreTimeout, match="stopped the query at its own time limit") as e:
+            store.query("SELECT * WHERE { ?s ?p ?o }", default_graph=())
+        assert "SR171: Transaction timed out" in str(e.value) and url in str(e.value)
+    finally:
+        stopped.shutdown()
+        stopped.server_close()

@@ -117,6 +117,12 @@ class Faults:
     strip_dataset: bool = False  # drop default-graph-uri, named-graph-uri (a server ignoring them)
     updates_seen: int = 0
     failed: int = 0
+    # A request whose body (form-decoded) holds every one of these texts is held, unanswered,
+    # until ``released`` is set (or the proxy closes), then refused with ``status``: a query the
+    # server never finishes. Empty: none is held.
+    hold: tuple[str, ...] = ()
+    held: int = 0
+    released: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -152,6 +158,7 @@ class FaultProxy:
         return f"http://127.0.0.1:{self.port}/query"
 
     def close(self) -> None:
+        self.faults.released.set()
         self.server.shutdown()
         self.server.server_close()
 
@@ -203,8 +210,21 @@ class FaultProxy:
         parts = (known, fields["nonce"], fields.get("nc"), fields.get("cnonce"), "auth", asked)
         return fields.get("response") == md5(":".join(str(p) for p in parts))
 
+    def _held(self, body: bytes | None) -> bool:
+        """Whether the request with ``body`` is one to hold (see :attr:`Faults.hold`)."""
+        f = self.faults
+        if not f.hold or body is None:
+            return False
+        text = urllib.parse.unquote_plus(body.decode("utf-8", "replace"))
+        if not all(part in text for part in f.hold):
+            return False
+        with f.lock:
+            f.held += 1
+        f.released.wait()
+        return True
+
     def handle(self, handler: BaseHTTPRequestHandler, body: bytes | None) -> None:
-        refusal = self._refusal(handler)
+        refusal = self.faults.status if self._held(body) else self._refusal(handler)
         if refusal:
             message = f"refused by the proxy ({refusal})".encode()
             handler.send_response(refusal)
@@ -212,7 +232,8 @@ class FaultProxy:
                 handler.send_header("WWW-Authenticate", self._challenge())
             handler.send_header("Content-Length", str(len(message)))
             handler.end_headers()
-            handler.wfile.write(message)
+            with contextlib.suppress(OSError):  # a client that gave up on a held request
+                handler.wfile.write(message)
             return
         host, port = urllib.parse.urlsplit(self.target).netloc.split(":")
         connection = http.client.HTTPConnection(host, int(port), timeout=60)
