@@ -1,5 +1,6 @@
 """The audit summaries kept with each version (benchgraph.summaries) keep the self-reported
-audit right through every write: a new version, a late older version, a withdrawal, a restore,
+audit right through every write (and the audit of methods without an origin, which reads the
+merged view, follows them too): a new version, a late older version, a withdrawal, a restore,
 and pages elsewhere that add or take away a method's origin paper; `benchgraph repair` rebuilds
 them, and `repair --check` and `validate` notice one missing or wrong. On the embedded store and
 on each remote server.
@@ -148,6 +149,30 @@ def audited(store: Store) -> dict[str, tuple[int, int, int, int, str | None]]:
 _FIGURES = ("results", "selfReported", "reportedByAnotherPaper", "originUnknown")
 
 
+def expected_without_origin(current: list[Page]) -> dict[tuple[str, str], int]:
+    """Per page key and method no page of ``current`` names an origin for: its results on the
+    page, as the pages say."""
+    known = {row.method for page in current for row in page.rows if row.origin}
+    found: dict[tuple[str, str], int] = {}
+    for page in current:
+        for row in page.rows:
+            if row.method not in known:
+                found[page.key, row.method] = found.get((page.key, row.method), 0) + 1
+    return found
+
+
+def audited_without_origin(store: Store) -> dict[tuple[str, str], int]:
+    """Per page key and method label, the results ``audit-methods-without-origin`` gives."""
+    rows = answering.answer(store, queries.find("audit-methods-without-origin"), {})
+    assert isinstance(rows, ox.QuerySolutions)
+    found = {}
+    for row in rows:
+        key = (str(getattr(row["page"], "value", "")), str(getattr(row["label"], "value", "")))
+        assert key not in found, key  # one row per page and method
+        found[key] = int(getattr(row["results"], "value", "0"))
+    return found
+
+
 class Pages:
     """The test's pages written to files and ingested into ``store``."""
 
@@ -174,6 +199,7 @@ def test_the_audit_follows_every_write(any_store: Store, tmp_path: Path) -> None
     def check(what: str, current: list[Page]) -> None:
         steps.append((what, current))
         assert audited(any_store) == expected(current), what
+        assert audited_without_origin(any_store) == expected_without_origin(current), what
         assert summaries.check(any_store).exact, what
 
     pages.ingest(A)
