@@ -36,7 +36,7 @@ from server.answers import respond
 from server.backend import Backend, current
 from server.engine import Answered, Failure, Job, Term
 from server.errors import ApiError
-from server.workers import PoolError
+from server.workers import PoolError, TimedOut
 
 blueprint = Blueprint("named", __name__)
 # How often the warmer reads the store's generation (a remote store's changes with ingests).
@@ -224,11 +224,31 @@ def parameterless(named: NamedQuery) -> bool:
     return not any(p.required for p in named.params)
 
 
+@contextmanager
+def _limited(named: NamedQuery) -> Iterator[None]:
+    """A named query past the time limit, said in its terms: its user can change its
+    parameters, not its text, and the server's operator can allow more time."""
+    try:
+        yield
+    except TimedOut:
+        limit = current().pool.time_limit
+        raise TimedOut(
+            f"the named query {named.name} ran longer than the server's time limit of "
+            f"{limit:g} s and was stopped; a parameter that narrows it may answer in time, "
+            "and the server's operator can allow more (benchgraph serve --query-timeout)"
+        ) from None
+
+
 @blueprint.get("/queries/<name>")
 def run(name: str) -> Response:
     """Run a named query with the request's parameters."""
     backend = current()
     named = _find(backend, name)
+    with _limited(named):
+        return _run(backend, named)
+
+
+def _run(backend: Backend, named: NamedQuery) -> Response:
     values = given(named)
     accept = request.headers.get("Accept", "")
     results, graph = _negotiated(accept, tuple(request.args.getlist("format")))

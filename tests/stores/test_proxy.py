@@ -230,6 +230,13 @@ def test_a_board_past_the_time_limit_is_said_late_and_the_other_boards_show(
         # Not the page of this generation: kept nowhere, so once the board answers it shows.
         reply = fetch(f"{live.url}page/benchmark/composet/composet", Accept="text/html")
         assert reply.headers.get("cache-control") == "no-store" and "etag" not in reply.headers
+        late_board = f"{live.url}queries/leaderboard?benchmark=CompoSET&metric=Group+accuracy"
+        reply = fetch(late_board, Accept="application/json")
+        assert reply.status == 504, reply.text[:300]
+        assert (
+            "the named query leaderboard ran longer than the server's time limit of 1.5 s"
+            in (reply.json()["error"])
+        )
         proxy.faults.hold = ()
         reply = fetch(f"{live.url}page/benchmark/composet/composet", Accept="text/html")
         assert reply.status == 200 and "board-late" not in reply.text
