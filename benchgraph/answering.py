@@ -16,7 +16,7 @@ from typing import Protocol
 
 import pyoxigraph as ox
 
-from benchgraph import asof, graphs, queries
+from benchgraph import asof, graphs, queries, summaries
 from benchgraph.queries import NamedQuery
 from benchgraph.sparqltext import Term
 from benchgraph.store import Answer, Store
@@ -108,5 +108,9 @@ def answer(
 ) -> Answer:
     """Answer the named query ``named`` with the parameter ``values`` (text by name) on
     ``store``, its relative IRIs resolved against ``base_iri``. Raises QueryError
-    (UnknownName for a name that names nothing), SyntaxError or StoreError."""
+    (UnknownName for a name that names nothing), SyntaxError or StoreError (MissingSummaries
+    for a query that reads the audit summaries on a store where some are missing: see
+    :func:`benchgraph.summaries.require`)."""
+    if named.name in summaries.READERS:
+        summaries.require(store)
     return run(store, ask(named, values, StoreFinder(store)), base_iri)

@@ -14,7 +14,7 @@ from datetime import date, timedelta
 
 import pyoxigraph as ox
 
-from benchgraph import queries
+from benchgraph import queries, summaries
 from benchgraph.store import Store
 
 # What each section of the audit is, and the named query that answers it.
@@ -249,7 +249,10 @@ def _int(value: str | None) -> int | None:
 
 def run_audit(store: Store, stale_days: int, as_of: date | None = None) -> Audit:
     """Run every audit section over ``store``; a page is stale when its data was updated more
-    than ``stale_days`` days before ``as_of`` (default today). Raises QueryError."""
+    than ``stale_days`` days before ``as_of`` (default today). Raises QueryError, and
+    MissingSummaries (a StoreError) when a current version has no audit summary: the audit
+    would count none of its results."""
+    summaries.require(store)
     as_of = as_of or date.today()
     sources: dict[str, SourceAudit] = {}
     for row in _rows(store, SECTIONS["sources"]):

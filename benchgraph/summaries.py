@@ -28,7 +28,11 @@ On each version node ``V`` (all in :data:`benchgraph.graphs.VERSIONS`):
   paper that reported its results, and their number.
 
 A store written before summaries, or one whose summaries were damaged, is found by
-:func:`check` and put right by :func:`repair` (``benchgraph repair``).
+:func:`check` and put right by :func:`repair` (``benchgraph repair``). Until then the audit
+would count none of the results of a version without its summary: a false all-clear. So the
+named queries that read them (:data:`READERS`) are refused on a store where a current version
+has none (:func:`require`, one count over the catalogue; the server answers 503), and a whole
+store answers them as ever.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ import pyoxigraph as ox
 from benchgraph import graphs, iris, queries
 from benchgraph import vocab as V
 from benchgraph.sparqltext import Term
-from benchgraph.store import Change, Store
+from benchgraph.store import Change, Store, StoreError
 
 _INTEGER = ox.NamedNode(V.XSD + "integer")
 # The predicates of a summary, by which check finds the summaries stored.
@@ -58,6 +62,55 @@ PREDICATES = (
     V.summaryMethod,
     V.summaryPaper,
 )
+# The named queries that read the summaries: refused where a current version has none.
+READERS = ("audit-self-reported",)
+# What counts the current versions without a summary (one row: ``missing``).
+MISSING = "versions-without-summary"
+
+
+class MissingSummaries(StoreError):
+    """Some current versions of the store have no audit summary (``missing`` of them): the
+    queries of :data:`READERS` would count none of their results."""
+
+    def __init__(self, location: str, missing: int) -> None:
+        store = f"the store at {location}"
+        super().__init__(refusal(store, missing, f"`benchgraph repair --store {location}`"))
+        self.missing = missing
+
+
+def refusal(store: str, missing: int, repair: str = "`benchgraph repair`") -> str:
+    """What a reader of the summaries is told when ``missing`` current versions of ``store``
+    (named as the reader may see it) have none, ``repair`` the command that builds them."""
+    lack = "version lacks its" if missing == 1 else "versions lack their"
+    return (
+        f"{store} cannot answer the self-reported audit: {missing} current page {lack} audit "
+        "summary (the store was written before benchgraph kept them, or they were removed), "
+        f"so the audit would count none of their results; {repair} builds them"
+    )
+
+
+def bindings() -> dict[str, Term]:
+    """The bindings of :data:`MISSING` (and of the other catalogue queries here)."""
+    return {"versions": ox.NamedNode(graphs.VERSIONS), "pages": ox.Literal(graphs.PAGES)}
+
+
+def missing(store: Store) -> int:
+    """How many current versions of ``store`` have no summary: one query over the catalogue.
+    Raises StoreError."""
+    answer = store.query(queries.internal(MISSING), bindings(), default_graph=())
+    assert isinstance(answer, ox.QuerySolutions)
+    for row in answer:
+        return int(_text(row["missing"]) or 0)
+    return 0
+
+
+def require(store: Store) -> None:
+    """Return when every current version of ``store`` has its summary. Raises
+    MissingSummaries when some have none, naming the store, how many and the remedy; other
+    StoreError when the store cannot answer."""
+    found = missing(store)
+    if found:
+        raise MissingSummaries(store.location, found)
 
 
 def summary(version: str, page: Iterable[ox.Triple]) -> list[ox.Triple]:
@@ -183,11 +236,7 @@ class SummaryCheck:
 def check(store: Store) -> SummaryCheck:
     """Compare the stored summary of each current version of ``store`` (as the catalogue
     records it) with the summary its page graph gives. Raises StoreError."""
-    answer = store.query(
-        queries.internal("summaries"),
-        {"versions": ox.NamedNode(graphs.VERSIONS), "pages": ox.Literal(graphs.PAGES)},
-        default_graph=(),
-    )
+    answer = store.query(queries.internal("summaries"), bindings(), default_graph=())
     assert isinstance(answer, ox.QuerySolutions)
     current: dict[str, tuple[str, str]] = {}  # version IRI: its page key and graph
     stored: dict[str, set[ox.Triple]] = {}

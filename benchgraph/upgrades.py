@@ -5,7 +5,8 @@
 - Before layout 4, no version had its audit summary (:mod:`benchgraph.summaries`) and no two
   versions of a page their delta (:mod:`benchgraph.changelog`): they are built from the graphs,
   as ``benchgraph repair`` builds them. Without them the self-reported audit would count none
-  of the store's results; ``changes`` would answer right, only slower.
+  of the store's results (it is refused then: :func:`benchgraph.summaries.require`);
+  ``changes`` would answer right, only slower.
 
 ``notify`` is told what was done. A remote store has no layout file: ``benchgraph repair``
 builds its summaries and deltas.

@@ -40,7 +40,8 @@ _ERRORS = {
     "and lists the nearest names in suggestions)",
     "406": "No acceptable format",
     "413": "Request too large",
-    "503": "No query worker free; retry",
+    "503": "No query worker free (retry), or the store is not ready for this query (the body "
+    "says why)",
     "504": "The query outlived the time limit",
 }
 

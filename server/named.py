@@ -6,7 +6,9 @@ is looked up first: :func:`benchgraph.queries.resolve`; one that names nothing i
 nearest names in ``suggestions``) and
 bound to the query's variables, each written in place of its variable as one RDF term by
 :func:`benchgraph.sparqltext.substitute`; ``format`` is reserved for choosing the answer's
-format. Answers
+format. A query that reads the audit summaries (:data:`benchgraph.summaries.READERS`) is
+answered 503 while a current version of the store has none (it would count none of its
+results), and not warmed ahead then: no answer of it is made from such a store. Answers
 are cached per store generation and carry an ``ETag`` and ``Last-Modified``, so revalidation is
 answered 304 without running anything. The queries that take no parameter are answered ahead of
 their first request by a :class:`Warmer` (``benchgraph serve`` starts one).
@@ -26,7 +28,7 @@ from flask import Blueprint, Flask, Response, jsonify, render_template, request
 from werkzeug.datastructures import MIMEAccept
 from werkzeug.http import is_resource_modified, parse_accept_header
 
-from benchgraph import media
+from benchgraph import media, queries, summaries
 from benchgraph.answering import Question, ask, bound
 from benchgraph.queries import NamedQuery, QueryError, UnknownName, did_you_mean
 from benchgraph.sparqltext import query_form
@@ -34,7 +36,7 @@ from benchgraph.store import StoreError
 from server import lookahead
 from server.answers import respond
 from server.backend import Backend, current
-from server.engine import Answered, Failure, Job, Term
+from server.engine import VALUES, Answered, Failure, Job, Term
 from server.errors import ApiError
 from server.workers import PoolError, TimedOut
 
@@ -111,6 +113,24 @@ def _find(backend: Backend, name: str) -> NamedQuery:
             suggestions=suggestions,
         )
     return named
+
+
+def require_summaries(backend: Backend, named: NamedQuery) -> None:
+    """Return unless ``named`` reads the audit summaries and some current version of the store
+    has none: asked before any answer of it is made (an answer cached for the store generation
+    was made from a whole store). The count is read each time, never cached: a repair changes
+    no generation of a remote store. Raises ApiError: 503, the store not ready for it
+    (``missing``: how many; no ``Retry-After``, as only ``benchgraph repair`` makes it ready),
+    or what the count met."""
+    if named.name not in summaries.READERS:
+        return
+    text = queries.internal(summaries.MISSING)
+    job = Job(text, VALUES, None, 1, summaries.bindings(), default_graph=())
+    answered = backend.run(job).values
+    found = answered.column() if answered is not None else []
+    missing = int(found[0]) if found and found[0] else 0
+    if missing:
+        raise ApiError(503, summaries.refusal("the store", missing), missing=missing)
 
 
 def asked(backend: Backend, named: NamedQuery, values: Mapping[str, str]) -> Question:
@@ -208,6 +228,7 @@ def _asked_ahead(
     key = cache_key(named, found.question.bindings, results_format, graph_format)
     if backend.cache.get((tag, key)) is not None:
         return None
+    require_summaries(backend, named)
     job = Job.asking(found.question, results_format, graph_format, backend.max_rows, found.checks)
     reply = backend.pool.run(job)
     if backend.pool.generation.tag != tag or len(reply.checked) != len(found.checks):
@@ -282,6 +303,7 @@ def _run(backend: Backend, named: NamedQuery) -> Response:
             if early is not None and early[0] == question:
                 answer = early[1]
             else:
+                require_summaries(backend, named)
                 job = Job.asking(question, results_format, graph_format, backend.max_rows)
                 answer = backend.run(job)
             backend.cache.put((generation.tag, key), answer)
@@ -376,6 +398,7 @@ class Warmer:
             if self._stopping.is_set():
                 return False
             try:
+                require_summaries(backend, named)  # never an answer from a store lacking them
                 question = bound(named, named.bind({}))
                 job = Job.asking(question, results_format, graph_format, backend.max_rows)
                 answer = backend.run(job, limit)

@@ -5,7 +5,8 @@ catalogue agrees with its graphs (:mod:`benchgraph.integrity`), 1 when something
 with severity sh:Violation (on a page or across pages) or the catalogue, an audit summary or a
 changes delta disagrees with the graphs, 2 on an error
 (shapes that do not parse, a store that cannot be opened). ``benchgraph audit`` exits 0, or 2 on
-an error. ``benchgraph repair`` exits 0 when the merged view, the catalogue and the audit
+an error (a store where a current version lacks its audit summary among them).
+``benchgraph repair`` exits 0 when the merged view, the catalogue and the audit
 summaries and changes deltas are right or were repaired, 1 when ``--check`` finds one differs, 2
 on an error.
 """
@@ -81,7 +82,8 @@ def _add_audit(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "introduced the method) or reported by another paper (which is not independent "
         "reproduction), methods without an origin paper, results without configuration, "
         "partial coverage, stale pages, and the stored validation findings. Each section is a "
-        "named query (queries/audit-*.rq). Exit codes: 0 done; 2 error.",
+        "named query (queries/audit-*.rq). Exit codes: 0 done; 2 error (a store where a "
+        "current version lacks its audit summary among them: `benchgraph repair` builds them).",
     )
     audit_.add_argument("--format", choices=("text", "json", "html"), default="text")
     audit_.add_argument(

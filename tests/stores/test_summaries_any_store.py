@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pyoxigraph as ox
+import pytest
 from support import run_cli
 
 from benchgraph import answering, graphs, queries, summaries
@@ -263,7 +264,8 @@ def test_repair_and_validate_notice_a_store_without_summaries(
             pages.ingest(page)
         right = audited(store)
         store.write(Change({}, deleted={graphs.VERSIONS: _summary_triples(store)}))
-        assert audited(store) != right
+        with pytest.raises(summaries.MissingSummaries):  # never counted as no results
+            audited(store)
     checked = run_cli("repair", "--check", "--store", location)
     assert checked.returncode == 1 and "audit summaries of 2 current versions" in checked.stdout
     validated = run_cli("validate", "--no-save", "--store", location)
