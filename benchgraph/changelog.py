@@ -46,6 +46,9 @@ _TYPE = ox.NamedNode(V.type_)
 _RESULT = ox.NamedNode(V.Result)
 _LABEL = ox.NamedNode(V.label)
 _DELTA_TYPE = ox.NamedNode(V.VersionDelta)
+# The recorded deltas :func:`check` reads at once: memory holds one group's statements, never
+# every delta of the store.
+GROUP = 200
 # What queries/changes.rq reads of a result: a delta compares and keeps these statements only.
 READ = frozenset(
     ox.NamedNode(p)
@@ -338,10 +341,13 @@ class DeltaCheck:
 
 def check(store: Store) -> DeltaCheck:
     """Compare the deltas of ``store`` with its page and history graphs (reading the graphs of
-    each pair compared). Raises StoreError."""
+    each pair compared), the recorded deltas read :data:`GROUP` at a time: what it holds at
+    once is the catalogue's versions, one group's deltas and what a repair would write.
+    Raises StoreError."""
     pages = versions.read_all(store)
     by_iri = {v.iri: v for page in pages for v in page.all if v.recorded}
-    recorded_ = read_deltas(store)
+    recorded_ = _recorded(store)
+    known = set(recorded_)
     expected: dict[str, tuple[Version, Version]] = {}
     for page in pages:
         held = [v for v in page.all if v.recorded]
@@ -353,22 +359,34 @@ def check(store: Store) -> DeltaCheck:
     deleted: list[ox.Triple] = []
     added: list[ox.Triple] = []
     for iri, (old, new) in sorted(expected.items()):
-        if iri not in recorded_:
+        if iri not in known:
             missing.append((old.key, old.sha256, new.sha256))
             added += _built(store, old, new)
-    for iri, deltas in sorted(recorded_.items()):
-        ends = [by_iri.get(deltas[0].first), by_iri.get(deltas[0].second)]
-        old_triples = [t for d in deltas for t in d.triples()]
-        if ends[0] is None or ends[1] is None:
-            stale.append(iri)
-            deleted += old_triples
-            continue
-        right = _built(store, ends[0], ends[1])
-        if len(deltas) > 1 or not _same(deltas[0], right):
-            wrong.append(iri)
-            deleted += old_triples
-            added += right
+    for start in range(0, len(recorded_), GROUP):
+        for iri, deltas in sorted(read_deltas(store, recorded_[start : start + GROUP]).items()):
+            ends = [by_iri.get(deltas[0].first), by_iri.get(deltas[0].second)]
+            old_triples = [t for d in deltas for t in d.triples()]
+            if ends[0] is None or ends[1] is None:
+                stale.append(iri)
+                deleted += old_triples
+                continue
+            right = _built(store, ends[0], ends[1])
+            if len(deltas) > 1 or not _same(deltas[0], right):
+                wrong.append(iri)
+                deleted += old_triples
+                added += right
     return DeltaCheck(tuple(missing), tuple(wrong), tuple(stale), tuple(deleted), tuple(added))
+
+
+def _recorded(store: Store) -> list[str]:
+    """The IRIs of the deltas the catalogue of ``store`` records, sorted. Raises StoreError."""
+    answer = store.query(
+        queries.internal("version-delta-iris"),
+        {"versions": ox.NamedNode(graphs.VERSIONS)},
+        default_graph=(),
+    )
+    assert isinstance(answer, ox.QuerySolutions)
+    return sorted({_text(row["delta"]) for row in answer})
 
 
 def _built(store: Store, first: Version, second: Version) -> list[ox.Triple]:

@@ -46,7 +46,7 @@ import pyoxigraph as ox
 
 from benchgraph import graphs, iris, queries
 from benchgraph import vocab as V
-from benchgraph.sparqltext import Term
+from benchgraph.sparqltext import Term, with_values
 from benchgraph.store import Change, Store, StoreError
 
 _INTEGER = ox.NamedNode(V.XSD + "integer")
@@ -66,6 +66,10 @@ PREDICATES = (
 READERS = ("audit-self-reported",)
 # What counts the current versions without a summary (one row: ``missing``).
 MISSING = "versions-without-summary"
+# The current versions :func:`check` compares at once (their summaries and page graphs' facts
+# read in one query each): memory holds one group's, never every page's (every page's facts at
+# once: 289 MB peak at 3,000 pages, against 137 MB a group at a time).
+GROUP = 200
 
 
 class MissingSummaries(StoreError):
@@ -235,34 +239,60 @@ class SummaryCheck:
 
 def check(store: Store) -> SummaryCheck:
     """Compare the stored summary of each current version of ``store`` (as the catalogue
-    records it) with the summary its page graph gives. Raises StoreError."""
-    answer = store.query(queries.internal("summaries"), bindings(), default_graph=())
-    assert isinstance(answer, ox.QuerySolutions)
-    current: dict[str, tuple[str, str]] = {}  # version IRI: its page key and graph
-    stored: dict[str, set[ox.Triple]] = {}
-    for row in answer:
-        version, graph = _text(row["version"]), _text(row["graph"])
-        current[version] = (graphs.key_of(graph), graph)
-        subject, predicate, value = row["s"], row["p"], row["o"]
-        if subject is None or predicate is None or value is None:
-            continue
-        assert isinstance(subject, ox.NamedNode) and isinstance(predicate, ox.NamedNode)
-        stored.setdefault(version, set()).add(ox.Triple(subject, predicate, value))
-    facts = _facts(store)
+    records it) with the summary its page graph gives, :data:`GROUP` versions at a time: what
+    it holds at once is one group's statements, and the summaries found wrong. Raises
+    StoreError."""
+    found = current(store)
+    ordered = sorted(found)
     wrong = []
-    for version, (key, graph) in sorted(current.items()):
-        right = frozenset(summary(version, facts.get(graph, ())))
-        page = PageSummary(key, graph, frozenset(stored.get(version, ())), right)
-        if not page.exact:
-            wrong.append(page)
+    for start in range(0, len(ordered), GROUP):
+        group = ordered[start : start + GROUP]
+        stored_ = stored(store, group)
+        facts = _facts(store, sorted({found[version] for version in group}))
+        for version in group:
+            graph = found[version]
+            right = frozenset(summary(version, facts.get(graph, ())))
+            page = PageSummary(
+                graphs.key_of(graph), graph, frozenset(stored_.get(version, ())), right
+            )
+            if not page.exact:
+                wrong.append(page)
     return SummaryCheck(tuple(wrong))
 
 
-def _facts(store: Store) -> dict[str, list[ox.Triple]]:
-    """The statements of each page graph a summary is made of, by graph."""
-    answer = store.query(
-        queries.internal("summary-facts"), {"pages": ox.Literal(graphs.PAGES)}, default_graph=()
+def current(store: Store) -> dict[str, str]:
+    """The current versions of ``store`` (their IRIs), each with its page graph. Raises
+    StoreError."""
+    answer = store.query(queries.internal("current-versions"), bindings(), default_graph=())
+    assert isinstance(answer, ox.QuerySolutions)
+    return {_text(row["version"]): _text(row["graph"]) for row in answer}
+
+
+def stored(store: Store, versions: Sequence[str]) -> dict[str, set[ox.Triple]]:
+    """The summary statements the catalogue of ``store`` holds for each of ``versions`` (IRIs)
+    that has any. Raises StoreError."""
+    if not versions:
+        return {}
+    text = with_values(
+        queries.internal("summaries"), "version", [ox.NamedNode(v) for v in versions]
     )
+    answer = store.query(text, {"versions": ox.NamedNode(graphs.VERSIONS)}, default_graph=())
+    assert isinstance(answer, ox.QuerySolutions)
+    found: dict[str, set[ox.Triple]] = {}
+    for row in answer:
+        subject, predicate, value = row["s"], row["p"], row["o"]
+        assert isinstance(subject, ox.NamedNode) and isinstance(predicate, ox.NamedNode)
+        assert value is not None
+        found.setdefault(_text(row["version"]), set()).add(ox.Triple(subject, predicate, value))
+    return found
+
+
+def _facts(store: Store, pages: Sequence[str]) -> dict[str, list[ox.Triple]]:
+    """The statements a summary is made of in each of the page graphs ``pages``, by graph."""
+    if not pages:
+        return {}
+    text = with_values(queries.internal("summary-facts"), "graph", [ox.NamedNode(g) for g in pages])
+    answer = store.query(text, default_graph=())
     assert isinstance(answer, ox.QuerySolutions)
     found: dict[str, list[ox.Triple]] = {}
     for row in answer:

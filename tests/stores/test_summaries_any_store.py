@@ -239,20 +239,43 @@ def test_repair_rebuilds_missing_and_wrong_summaries(any_store: Store, tmp_path:
     assert audited(any_store) == right
 
 
+def test_the_check_reads_a_group_of_pages_at_a_time_with_the_same_verdict(
+    any_store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pages = Pages(any_store, tmp_path)
+    for page in (A, B, C):
+        pages.ingest(page)
+    right = audited(any_store)
+    page_of = {v: graphs.key_of(g) for v, g in summaries.current(any_store).items()}
+    first, second = sorted(page_of)[:2]
+    stored = _summary_triples(any_store)
+    gone = [t for t in stored if t.subject.value == first]  # its whole summary
+    wrong = [
+        t
+        for t in stored
+        if t.subject.value == second and t.predicate.value == summaries.PREDICATES[1]
+    ]
+    assert gone and wrong
+    any_store.write(Change({}, deleted={graphs.VERSIONS: gone + wrong}))
+    whole = summaries.check(any_store)  # the three pages in one group
+    assert [(p.key, bool(p.stored)) for p in whole.wrong] == sorted(
+        [(page_of[first], False), (page_of[second], True)]
+    )
+    for size in (1, 2):
+        with monkeypatch.context() as patched:
+            patched.setattr(summaries, "GROUP", size)
+            assert summaries.check(any_store) == whole, size
+    summaries.repair(any_store, whole)
+    assert summaries.check(any_store).exact
+    assert audited(any_store) == right
+
+
 def _summary_triples(store: Store) -> list[ox.Triple]:
     """The summary statements of the store's current versions."""
     found = summaries.check(store)
     assert found.exact
-    answer = store.query(
-        queries.internal("summaries"),
-        {"versions": ox.NamedNode(graphs.VERSIONS), "pages": ox.Literal(graphs.PAGES)},
-        default_graph=(),
-    )
-    assert isinstance(answer, ox.QuerySolutions)
-    return sorted(
-        (ox.Triple(row["s"], row["p"], row["o"]) for row in answer if row["s"] is not None),
-        key=str,
-    )
+    held = summaries.stored(store, sorted(summaries.current(store)))
+    return sorted((t for triples in held.values() for t in triples), key=str)
 
 
 def test_repair_and_validate_notice_a_store_without_summaries(
