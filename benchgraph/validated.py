@@ -9,8 +9,10 @@ store with it (:func:`changes`): a page graph whose version differs, or that is 
 again; a page graph gone since has its report removed. Every write of a page is one transaction
 that writes its graph, its report, the view and the catalogue together, so only what a changed
 page touches can have changed: the view is checked over the triples of the changed pages'
-versions, old and new (:func:`view_check`), and the store-wide checks (the cross-page queries,
-the catalogue) are taken from the state when nothing changed and run whole otherwise.
+versions, old and new (:func:`view_check`); the cross-page queries are run again only for the
+nodes those versions state (:func:`stated`), and the nodes that share a key with them, the other
+nodes keeping the findings the state saved; the catalogue is taken from the state when nothing
+changed and checked whole otherwise.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pyoxigraph as ox
 
@@ -35,8 +38,19 @@ _DT = ox.NamedNode("http://www.w3.org/2001/XMLSchema#dateTime")
 
 def shapes_digest() -> str:
     """The SHA-256 of the shapes files (their names and bytes, in name order)."""
+    return _digest(sorted(resources.shapes_dir().glob("*.ttl")))
+
+
+def checks_digest() -> str:
+    """The SHA-256 of the cross-page checks' queries (``queries/check-*.rq`` and their
+    variants in ``queries/internal/``): saved findings of other queries are not kept."""
+    folder = resources.queries_dir()
+    return _digest(sorted([*folder.glob("check-*.rq"), *folder.glob("internal/check-*.rq")]))
+
+
+def _digest(paths: Iterable[Path]) -> str:
     digest = hashlib.sha256()
-    for path in sorted(resources.shapes_dir().glob("*.ttl")):
+    for path in paths:
         digest.update(path.name.encode("utf-8") + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
@@ -53,6 +67,7 @@ class State:
     made: str = ""
     # The findings of each page graph's report, by severity and shape.
     counts: Mapping[str, Sequence[tuple[str, str, int]]] = field(default_factory=dict)
+    checks: str = ""  # the digest of the cross-page checks' queries that found cross_page
 
     def triples(self) -> list[ox.Triple]:
         """The state as the triples of :data:`GRAPH`: one JSON value, and when it was made."""
@@ -63,6 +78,7 @@ class State:
             "view": self.view,
             "catalogue": self.catalogue,
             "crossPage": list(self.cross_page),
+            "checks": self.checks,
             "counts": {g: [list(c) for c in found] for g, found in sorted(self.counts.items())},
         }
         text = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
@@ -96,6 +112,7 @@ def saved(store: Store) -> State | None:
                 str(g): [(str(s), str(shape), int(n)) for s, shape, n in found]
                 for g, found in dict(document["counts"]).items()
             },
+            str(document.get("checks", "")),
         )
     except (KeyError, TypeError, ValueError):
         return None
@@ -165,6 +182,18 @@ def changes(state: State, now: Mapping[str, str], pages: Iterable[str]) -> Chang
     return Changes(tuple(checked), tuple(gone), tuple(touched), whole, other)
 
 
+def stated(store: Store, touched: Iterable[str]) -> list[ox.NamedNode]:
+    """The nodes (IRIs) the graphs ``touched`` state something about, in order: the changed
+    pages' versions, old and new, say what can change of these nodes' cross-page findings (and
+    of those of the nodes sharing a key with them). Raises StoreError."""
+    found: dict[ox.NamedNode, None] = {}
+    for graph in touched:
+        for triple in store.graph_triples(graph):
+            if isinstance(triple.subject, ox.NamedNode):
+                found[triple.subject] = None
+    return sorted(found, key=lambda node: node.value)
+
+
 def view_check(store: Store, touched: Iterable[str]) -> ViewCheck:
     """Whether the merged view is right about each triple of the graphs ``touched``: the
     triples a page states that it lacks, and those it holds that no page states. Raises
@@ -198,3 +227,6 @@ class Rechecked:
     changes: Changes | None = field(default=None)
     # ``(severity, shape, findings, graph)`` of the kept reports, as the state counted them.
     stored: list[tuple[str, str, int, str]] = field(default_factory=list)
+    # How many nodes the cross-page checks were run for, the other nodes keeping the findings
+    # the state saved; None when they ran over everything (or were taken whole from the state).
+    nodes: int | None = None

@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -40,6 +40,7 @@ from benchgraph import (
     queries,
     resources,
     shacl,
+    sparqltext,
     summaries,
     terms,
     validated,
@@ -606,31 +607,84 @@ def _page_name(triples: list[ox.Triple], graph: str | None) -> tuple[str, str | 
     return (graph or "default graph"), None
 
 
-def cross_page_findings(store: Store, shapes: rdflib.Graph | None = None) -> list[Finding]:
+def cross_page_findings(
+    store: Store,
+    shapes: rdflib.Graph | None = None,
+    *,
+    saved: Iterable[Finding] | None = None,
+    nodes: Sequence[ox.NamedNode] = (),
+    touched: Sequence[str] = (),
+) -> list[Finding]:
     """Run every ``check-*.rq`` over the store: each row is a finding on its first column.
+
+    With ``saved`` (the findings of a run since which only the graphs ``touched`` changed, the
+    changed pages' versions, old and new, which state about ``nodes``), each check runs only
+    for the nodes whose finding may have changed: ``nodes``, and the nodes its
+    ``queries/internal/<check>-near.rq`` gives for them (sharing a key with one, old or new).
+    Its variant ``queries/internal/<check>-of.rq`` is run for them, and every other node keeps
+    its saved finding: the findings of a run over everything.
 
     Raises ShapesError for a check with no shape ``bgsh:<name>``, QueryError for a bad query.
     """
     shapes = shapes if shapes is not None else shapes_graph()
+    earlier = list(saved) if saved is not None else None
     findings = []
     for path in sorted(resources.queries_dir().glob("check-*.rq")):
         named = queries.load(path)
-        name = named.name
-        severity, message = shape_text(shapes, BGSH + name)
-        answer = store.query(named.text)
-        if not isinstance(answer, ox.QuerySolutions):
-            raise queries.QueryError(f"{named.path}: a check must be a SELECT query")
-        columns = [v.value for v in answer.variables]
-        for row in answer:
-            values = {c: row[c].value for c in columns if row[c] is not None}
-            focus = values.pop(columns[0])
-            label = values.pop("label", None) or values.pop("identifier", None) or focus
-            details = "; ".join(f"{k}: {v}" for k, v in values.items())
-            text = f"{message} ({details})" if details else message
-            findings.append(
-                Finding(severity, BGSH + name, text, focus, columns[0], label, ACROSS_PAGES)
-            )
+        shape = BGSH + named.name
+        severity, message = shape_text(shapes, shape)
+        found, text, focus = [], named.text, {}
+        if earlier is not None:
+            focus = _focus(store, named.name, nodes, touched)
+            found = [f for f in earlier if f.shape == shape and f.focus not in focus]
+            text = _filled(queries.internal(f"{named.name}-of"), "focus", list(focus.values()))
+        if earlier is None or focus:
+            answer = store.query(text)
+            if not isinstance(answer, ox.QuerySolutions):
+                raise queries.QueryError(f"{named.path}: a check must be a SELECT query")
+            columns = [v.value for v in answer.variables]
+            for row in answer:
+                values = {c: row[c].value for c in columns if row[c] is not None}
+                focus_node = values.pop(columns[0])
+                label = values.pop("label", None) or values.pop("identifier", None) or focus_node
+                details = "; ".join(f"{k}: {v}" for k, v in values.items())
+                said = f"{message} ({details})" if details else message
+                found.append(
+                    Finding(severity, shape, said, focus_node, columns[0], label, ACROSS_PAGES)
+                )
+        # In the order of a run over everything (each check's ORDER BY its focus, an IRI).
+        findings.extend(sorted(found, key=lambda f: f.focus) if earlier is not None else found)
     return findings
+
+
+def _focus(
+    store: Store, check: str, nodes: Sequence[ox.NamedNode], touched: Sequence[str]
+) -> dict[str, ox.NamedNode]:
+    """The nodes whose finding of ``check`` may differ since the graphs ``touched`` changed:
+    ``nodes`` (what those graphs state about), and the nodes the check's ``-near`` query, if
+    it has one, gives for them."""
+    focus = {node.value: node for node in nodes}
+    near = resources.queries_dir() / "internal" / f"{check}-near.rq"
+    if focus and near.is_file():
+        text = _filled(queries.internal(near.stem), "node", nodes)
+        answer = store.query(_filled(text, "graph", [ox.NamedNode(g) for g in touched]))
+        assert isinstance(answer, ox.QuerySolutions)
+        for row in answer:
+            node = row[answer.variables[0]]
+            if isinstance(node, ox.NamedNode):
+                focus[node.value] = node
+    return focus
+
+
+def _filled(text: str, name: str, terms: Sequence[ox.NamedNode]) -> str:
+    """``text`` with every empty block ``VALUES ?name { }`` holding ``terms`` (an empty list
+    leaves them empty: no solution)."""
+    while terms:
+        try:
+            text = sparqltext.with_values(text, name, terms)
+        except ValueError:  # no empty block left (the terms are IRIs, which it always takes)
+            break
+    return text
 
 
 def page_graphs(store: Store) -> list[str]:
@@ -662,9 +716,10 @@ def validate_store(
 
     With ``everything`` False, only the pages whose version changed since the last saved
     re-validation (against the same shapes) are checked again, the view over the triples
-    those pages' versions touch; the store-wide checks are taken from that re-validation when
-    nothing changed, and run whole otherwise. Its verdict and the reports it leaves are those
-    of a run over everything.
+    those pages' versions touch, the cross-page checks for the nodes they state (see
+    :func:`cross_page_findings`); the store-wide checks are taken from that re-validation when
+    nothing changed, and the others run whole otherwise. Its verdict and the reports it leaves
+    are those of a run over everything.
 
     Returns ``(conforms, report)``; a catalogue that disagrees is in ``report.catalogue``.
     Raises ShapesError, QueryError or StoreError.
@@ -704,18 +759,20 @@ def validate_store(
     if state is not None and _reusable(state, found):
         cross = [Finding(**f) for f in state.cross_page]  # type: ignore[arg-type]
         view, catalogue, reuse = ViewCheck((), ()), integrity.CatalogueCheck((), ()), True
+        nodes: int | None = None
         summarised, deltas = summaries.SummaryCheck(()), changelog.DeltaCheck((), (), ())
     else:
         reuse = False
-        cross = cross_page_findings(store, shapes)
         narrow = state is not None and found is not None and state.view and not found.whole
         view = (
             validated.view_check(store, found.touched) if narrow and found else store.check_view()
         )
+        cross, nodes = _cross_page(store, shapes, state if narrow and view.exact else None, found)
         catalogue = integrity.check(store)
         summarised, deltas = summaries.check(store), changelog.check(store)
     across = [*cross, *(recorded.findings if recorded else ())]
     rechecked = validated.Rechecked(state, len(listed) - len(reports), reuse, found)
+    rechecked.nodes = nodes
     if state is not None:
         rechecked.stored = _stored(state, [g for g in listed if g not in wanted])
     result = StoreReport(reports, across, view, catalogue, rechecked, summarised, deltas)
@@ -733,6 +790,7 @@ def validate_store(
             cross_page,
             when,
             counts,
+            validated.checks_digest(),
         )
         store.replace_graphs({validated.GRAPH: saved.triples()})
     return result.conforms, result
@@ -753,9 +811,29 @@ def _plan(
 
 
 def _reusable(state: validated.State, found: validated.Changes | None) -> bool:
-    """Whether the store-wide checks of ``state`` still hold: nothing changed, and the view
-    and the catalogue were right."""
-    return found is not None and found.none and state.view and state.catalogue
+    """Whether the store-wide checks of ``state`` still hold: nothing changed, the view and
+    the catalogue were right, and the cross-page checks are the queries that ran then."""
+    same = state.checks == validated.checks_digest()
+    return found is not None and found.none and state.view and state.catalogue and same
+
+
+def _cross_page(
+    store: Store,
+    shapes: rdflib.Graph,
+    state: validated.State | None,
+    found: validated.Changes | None,
+) -> tuple[list[Finding], int | None]:
+    """The cross-page findings, and for how many nodes they were run again (None: over
+    everything). They are run again only for what the pages changed since ``state`` state
+    (see :func:`cross_page_findings`) when ``state``'s findings hold for the rest: found by
+    the same queries, over a view that was right then and is right now over what changed,
+    every earlier version of a changed page kept; else over everything."""
+    if state is None or found is None or state.checks != validated.checks_digest():
+        return cross_page_findings(store, shapes), None
+    nodes = validated.stated(store, found.touched)
+    saved = [Finding(**f) for f in state.cross_page]  # type: ignore[arg-type]
+    found_now = cross_page_findings(store, shapes, saved=saved, nodes=nodes, touched=found.touched)
+    return found_now, len(nodes)
 
 
 def unchanged(store: Store, engine: Engine = "auto") -> StoreReport | None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pyoxigraph as ox
 import pytest
-from support import EXAMPLES, build_store, copy_store, run_cli
+from support import EXAMPLES, REPO, build_store, copy_store, run_cli
 
 from benchgraph import answering, graphs, queries, resources, validated, validation
 from benchgraph.store.embedded import EmbeddedStore
@@ -153,3 +153,189 @@ def test_the_saved_state_says_what_was_checked(checked: Path) -> None:
         g: s for g, s in held.items() if graphs.is_page(g)
     }
     assert state.view and state.catalogue and len(held) == 3
+
+
+# The cross-page checks after a change: run again only for what the changed pages state (and
+# what shares a key with it), the other nodes keeping their saved findings. Two pages of one
+# benchmark (NoCaps CIDEr and Latency), the Radar sample and a model card citing a paper; each
+# check gets a finding from a new version of a page, and each time the findings are those of a
+# run over everything.
+
+NOCAPS = REPO / "tests" / "data" / "sota2"
+CIDER = "nocaps-cider.md"
+LATENCY = "nocaps-latency-page-1.md"
+ATTENTION_CARD = """---
+model-index:
+- name: {name}
+  results:
+  - task:
+      type: text-generation
+    dataset:
+      type: openai_humaneval
+      name: HumanEval
+    metrics:
+    - name: pass@1
+      type: pass@1
+      value: {value}%
+    source:
+      name: {title}
+      url: https://arxiv.org/abs/{arxiv}
+---
+"""
+CARD = "card.md"
+RADAR = "radar-composet-sample.txt"
+PAGES = {
+    CIDER: (NOCAPS / CIDER).read_text(encoding="utf-8"),
+    LATENCY: (NOCAPS / LATENCY).read_text(encoding="utf-8"),
+    CARD: ATTENTION_CARD.format(
+        name="Card-7B", value="61.0", title="Attention Is All You Need", arxiv="1706.03762"
+    ),
+    RADAR: (EXAMPLES / RADAR).read_text(encoding="utf-8"),
+}
+# Each check: the page changed, what its new version says (old text, new text), and the focus
+# nodes the check then finds something on (one on a page left unchanged, when there is one).
+CHANGES = {
+    "check-metric-units": (
+        CIDER,
+        [("Lower is better; unit: SECONDS.", "Lower is better; unit: PERCENT.")],
+        {"benchmark/image-captioning/nocaps/val/metric/latency"},
+    ),
+    "check-method-origin-papers": (
+        CIDER,
+        [
+            (
+                "CIDEr: 118.0. Result ID: 6c00000000000000000000b2.\n\n[Reporting paper]"
+                "(<https://www.sota2.com/research/paper/6b22bb1d1e2f3a4b5c6d7e8f.md>)\n\n"
+                "[Method origin paper](<https://www.sota2.com/research/paper/"
+                "6b22bb1d1e2f3a4b5c6d7e8f.md>)",
+                "CIDEr: 118.0. Result ID: 6c00000000000000000000b2.\n\n[Reporting paper]"
+                "(<https://www.sota2.com/research/paper/6b22bb1d1e2f3a4b5c6d7e8f.md>)\n\n"
+                "[Method origin paper](<https://www.sota2.com/research/paper/"
+                "6b33cc2e2f3a4b5c6d7e8f90.md>)",
+            )
+        ],
+        {"method/blip-3-base"},
+    ),
+    "check-result-sources": (
+        CIDER,
+        [
+            ("| TinyCap | 88 |", "| TinyCap | 0.042 |"),
+            (
+                "CIDEr: 88. Result ID: 6c00000000000000000000b5.",
+                "CIDEr: 0.042. Result ID: 6c00000000000000000000a1.",
+            ),
+        ],
+        {"result/6c00000000000000000000a1"},
+    ),
+    "check-possible-duplicate-methods": (
+        CIDER,
+        [("Prefix \\*Tuned\\* GPT", "Zero-Cap")],
+        {"method/zerocap", "method/zero-cap"},
+    ),
+    "check-possible-duplicate-papers": (
+        RADAR,  # the Radar page cites the card's paper under a title of its own
+        [("CompoSET paper v1 ·", "Attention is all you need ·")],
+        {"paper/arxiv-1706.03762", "paper/attention-is-all-you-need"},
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def two_benchmark_pages(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store of the NoCaps pages, the Radar sample and a model card, validated once, every
+    page."""
+    folder = tmp_path_factory.mktemp("cross")
+    pages = folder / "pages"
+    pages.mkdir()
+    for name, text in PAGES.items():
+        (pages / name).write_text(text, encoding="utf-8")
+    store = build_store(folder / "store", pages)
+    assert run_cli("validate", "--all", store=store).returncode == 0
+    return store
+
+
+def write_page(folder: Path, name: str, text: str) -> Path:
+    """``text`` as the page ``name`` (the file a version of the page is read from)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def across(findings: list[validation.Finding]) -> list[dict[str, str | None]]:
+    return [f.as_dict() for f in findings if f.page == validation.ACROSS_PAGES]
+
+
+def same_as_everything(store: Path, check: str) -> set[str]:
+    """Validate what changed (saving it), then every page without saving; the cross-page
+    findings, verdict and counts must be the same. The focus nodes ``check`` finds."""
+    with EmbeddedStore(store) as opened:
+        conforms, changed = validation.validate_store(opened, everything=False)
+        _, every = validation.validate_store(opened, save=False, everything=True)
+    assert changed.rechecked.nodes is not None and changed.rechecked.nodes > 0
+    assert every.rechecked.nodes is None
+    assert across(changed.cross_page) == across(every.cross_page)
+    assert conforms == every.conforms
+    assert [changed.count(s) for s in validation.SEVERITIES] == [
+        every.count(s) for s in validation.SEVERITIES
+    ]
+    _, listed = validate(store, "--all", "--no-save")  # as the command says it
+    assert across(changed.cross_page) == [
+        f for f in listed["findings"] if f["page"] == validation.ACROSS_PAGES
+    ]
+    return {
+        f.focus.removeprefix(graphs.ID)
+        for f in changed.cross_page
+        if f.shape == validation.BGSH + check
+    }
+
+
+@pytest.mark.parametrize("check", sorted(CHANGES))
+def test_the_cross_page_checks_run_again_for_what_changed(
+    check: str, two_benchmark_pages: Path, tmp_path: Path
+) -> None:
+    store = copy_store(two_benchmark_pages, tmp_path / "store")
+    name, edits, focus = CHANGES[check]
+    text = PAGES[name]
+    for old, new in edits:
+        assert old in text
+        text = text.replace(old, new)
+    changed = write_page(tmp_path / "new", name, text)
+    before = write_page(tmp_path / "old", name, PAGES[name])
+    with EmbeddedStore(store, read_only=True) as opened:
+        saved = validated.saved(opened)
+    assert saved is not None and not saved.cross_page  # none found at first
+
+    def ingest(path: Path) -> None:
+        done = run_cli("ingest", str(path), store=store)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+    ingest(changed)  # a new version: the finding appears
+    assert same_as_everything(store, check) == focus
+    ingest(before)  # the earlier version again (the partner renamed back): it goes
+    assert same_as_everything(store, check) == set()
+    ingest(changed)  # and comes back
+    assert same_as_everything(store, check) == focus
+    removed = run_cli("remove", str(changed), store=store)  # withdrawn: it goes
+    assert removed.returncode == 0, removed.stdout + removed.stderr
+    assert same_as_everything(store, check) == set()
+    ingest(changed)  # restored
+    assert same_as_everything(store, check) == focus
+
+
+def test_saved_cross_page_findings_of_other_queries_are_not_kept(
+    checked: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The saved cross-page findings stand for the nodes not run again only if the same
+    queries found them: once a check query changes, the checks run over everything."""
+    assert run_cli("ingest", str(new_version(tmp_path)), store=checked).returncode == 0
+    folder = tmp_path / "queries"
+    shutil.copytree(resources.queries_dir(), folder)
+    with (folder / "check-metric-units.rq").open("a", encoding="utf-8") as file:
+        file.write("# a comment: other bytes\n")
+    with EmbeddedStore(checked) as store:
+        _, report = validation.validate_store(store, save=False, everything=False)
+        assert report.rechecked.nodes  # what the new version states, old and new
+        monkeypatch.setattr(resources, "queries_dir", lambda: folder)
+        _, report = validation.validate_store(store, save=False, everything=False)
+        assert len(report.pages) == 1 and report.rechecked.nodes is None
