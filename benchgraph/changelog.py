@@ -30,7 +30,7 @@ them.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
@@ -339,14 +339,18 @@ class DeltaCheck:
         )
 
 
-def check(store: Store) -> DeltaCheck:
+def check(store: Store, only: Collection[str] | None = None) -> DeltaCheck:
     """Compare the deltas of ``store`` with its page and history graphs (reading the graphs of
     each pair compared), the recorded deltas read :data:`GROUP` at a time: what it holds at
-    once is the catalogue's versions, one group's deltas and what a repair would write.
-    Raises StoreError."""
+    once is the catalogue's versions, one group's deltas and what a repair would write. With
+    ``only`` (page identities), only the deltas of those pages. Raises StoreError."""
     pages = versions.read_all(store)
-    by_iri = {v.iri: v for page in pages for v in page.all if v.recorded}
     recorded_ = _recorded(store)
+    if only is not None:
+        pages = [page for page in pages if page.key in only]
+        sources = {iris.source(key) for key in only}
+        recorded_ = [iri for iri in recorded_ if iri.rsplit("/version/", 1)[0] in sources]
+    by_iri = {v.iri: v for page in pages for v in page.all if v.recorded}
     known = set(recorded_)
     expected: dict[str, tuple[Version, Version]] = {}
     for page in pages:

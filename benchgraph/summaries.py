@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 import pyoxigraph as ox
@@ -237,12 +237,14 @@ class SummaryCheck:
         )
 
 
-def check(store: Store) -> SummaryCheck:
+def check(store: Store, only: Collection[str] | None = None) -> SummaryCheck:
     """Compare the stored summary of each current version of ``store`` (as the catalogue
     records it) with the summary its page graph gives, :data:`GROUP` versions at a time: what
-    it holds at once is one group's statements, and the summaries found wrong. Raises
-    StoreError."""
+    it holds at once is one group's statements, and the summaries found wrong. With ``only``
+    (page identities), only the current versions of those pages. Raises StoreError."""
     found = current(store)
+    if only is not None:
+        found = {v: graph for v, graph in found.items() if graphs.key_of(graph) in only}
     ordered = sorted(found)
     wrong = []
     for start in range(0, len(ordered), GROUP):

@@ -62,7 +62,7 @@ class State:
     shapes: str
     versions: Mapping[str, str]  # graph -> SHA-256 ("" for a graph that states none)
     view: bool
-    catalogue: bool
+    catalogue: bool  # the catalogue, the audit summaries and the deltas were right
     cross_page: tuple[Mapping[str, str | None], ...] = ()
     made: str = ""
     # The findings of each page graph's report, by severity and shape.

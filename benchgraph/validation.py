@@ -769,7 +769,8 @@ def validate_store(
         )
         cross, nodes = _cross_page(store, shapes, state if narrow and view.exact else None, found)
         catalogue = integrity.check(store)
-        summarised, deltas = summaries.check(store), changelog.check(store)
+        keys = _changed_keys(state, found, held) if state is not None and found else None
+        summarised, deltas = summaries.check(store, keys), changelog.check(store, keys)
     across = [*cross, *(recorded.findings if recorded else ())]
     rechecked = validated.Rechecked(state, len(listed) - len(reports), reuse, found)
     rechecked.nodes = nodes
@@ -786,7 +787,7 @@ def validate_store(
             digest,
             versions,
             view.exact,
-            catalogue.exact and summarised.exact,
+            catalogue.exact and summarised.exact and deltas.exact,
             cross_page,
             when,
             counts,
@@ -794,6 +795,21 @@ def validate_store(
         )
         store.replace_graphs({validated.GRAPH: saved.triples()})
     return result.conforms, result
+
+
+def _changed_keys(
+    state: validated.State, found: validated.Changes, held: Mapping[str, str]
+) -> set[str] | None:
+    """The pages whose audit summaries and deltas are compared again after the changes
+    ``found`` (``held``: each graph's version now): those whose page graph changed or went, and
+    those a kept version of came or went (a late older version changes a page's deltas, not its
+    page graph). The others' were right at the saved run ``state``, as the catalogue was. None
+    (every page) when that run found something wrong."""
+    if not state.catalogue:
+        return None
+    moved = {g for g in set(held) ^ set(state.versions) if graphs.is_history(g)}
+    named = (graphs.source_key(g) for g in [*found.pages, *found.gone, *moved])
+    return {key for key in named if key}
 
 
 def _plan(

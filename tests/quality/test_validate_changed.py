@@ -13,7 +13,8 @@ import pyoxigraph as ox
 import pytest
 from support import EXAMPLES, REPO, build_store, copy_store, run_cli
 
-from benchgraph import answering, graphs, queries, resources, validated, validation
+from benchgraph import answering, graphs, queries, resources, summaries, validated, validation
+from benchgraph import vocab as V
 from benchgraph.store.embedded import EmbeddedStore
 
 LAION = EXAMPLES / "sota2-prompt-recovery-on-laion.md"
@@ -339,3 +340,39 @@ def test_saved_cross_page_findings_of_other_queries_are_not_kept(
         monkeypatch.setattr(resources, "queries_dir", lambda: folder)
         _, report = validation.validate_store(store, save=False, everything=False)
         assert len(report.pages) == 1 and report.rechecked.nodes is None
+
+
+def test_after_a_change_only_the_changed_pages_summaries_are_compared_again(
+    checked: Path, tmp_path: Path
+) -> None:
+    """The audit summaries of the pages that did not change were right at the saved run, as the
+    catalogue was: a run over what changed compares the changed pages' again (and finds one
+    wrong), and leaves the others to ``--all``, which compares every one."""
+    assert run_cli("ingest", str(new_version(tmp_path)), store=checked).returncode == 0
+    with EmbeddedStore(checked, read_only=True) as opened:
+        current = summaries.current(opened)
+    raw = ox.Store(str(checked))
+    damaged = []
+    for version, graph in current.items():  # the LAION page (changed), the radar page (not)
+        if graph == LAION_GRAPH or "radar" in graph:
+            found = list(
+                raw.quads_for_pattern(
+                    ox.NamedNode(version),
+                    ox.NamedNode(V.summaryResults),
+                    None,
+                    ox.NamedNode(graphs.VERSIONS),
+                )
+            )
+            assert len(found) == 1
+            raw.remove(found[0])
+            damaged.append(graphs.key_of(graph))
+    raw.flush()
+    del raw
+    assert len(damaged) == 2
+    every_store = copy_store(checked, tmp_path / "every")
+    changed = run_cli("validate", "--no-save", store=checked)
+    every = run_cli("validate", "--all", "--no-save", store=every_store)
+    assert changed.returncode == every.returncode == 1
+    assert "the audit summaries of 1 current versions differ" in changed.stderr
+    assert "sota2/prompt-recovery-on-laion/clip-score" in changed.stderr
+    assert "the audit summaries of 2 current versions differ" in every.stderr
