@@ -38,6 +38,7 @@ from benchgraph import (
     graphs,
     integrity,
     queries,
+    report_keys,
     resources,
     shacl,
     sparqltext,
@@ -278,8 +279,9 @@ class Report:
         return "\n".join([head, *lines])
 
     def triples(self, iri: str, subject: str | None, when: str) -> list[ox.Triple]:
-        """The report as triples to store: the report node is ``iri``, about ``subject`` (the
-        page's source document), made at ``when`` (an xsd:dateTime lexical form)."""
+        """The report as triples to store: the report node is ``iri`` (its report graph's
+        name), about ``subject`` (the page's source document), made at ``when`` (an
+        xsd:dateTime lexical form), with its key (:mod:`benchgraph.report_keys`)."""
         node = ox.NamedNode(iri)
         nodes = {t.subject for t in self.report if t.object == _REPORT_CLASS}
         kept: dict[ox.Triple, None] = {}
@@ -295,6 +297,7 @@ class Report:
         )
         if subject is not None:
             kept[ox.Triple(node, ox.NamedNode(V.DCTERMS + "subject"), ox.NamedNode(subject))] = None
+        kept.update(dict.fromkeys(report_keys.triples(iri)))
         return list(kept)
 
 
@@ -476,6 +479,9 @@ class StoreReport:
     # Whether the changes record holds the delta of each two versions next to each other, as
     # their graphs give it: checked and reused as the summaries are.
     deltas: changelog.DeltaCheck = field(default_factory=lambda: changelog.DeltaCheck((), (), ()))
+    # Whether each page's current report holds its key (audit-findings): checked and reused as
+    # the summaries are.
+    keys: report_keys.KeyCheck = field(default_factory=report_keys.KeyCheck)
 
     @property
     def findings(self) -> list[Finding]:
@@ -761,6 +767,7 @@ def validate_store(
         view, catalogue, reuse = ViewCheck((), ()), integrity.CatalogueCheck((), ()), True
         nodes: int | None = None
         summarised, deltas = summaries.SummaryCheck(()), changelog.DeltaCheck((), (), ())
+        keys = report_keys.KeyCheck()
     else:
         reuse = False
         narrow = state is not None and found is not None and state.view and not found.whole
@@ -769,14 +776,15 @@ def validate_store(
         )
         cross, nodes = _cross_page(store, shapes, state if narrow and view.exact else None, found)
         catalogue = integrity.check(store)
-        keys = _changed_keys(state, found, held) if state is not None and found else None
-        summarised, deltas = summaries.check(store, keys), changelog.check(store, keys)
+        changed = _changed_keys(state, found, held) if state is not None and found else None
+        summarised, deltas = summaries.check(store, changed), changelog.check(store, changed)
+        keys = report_keys.check(store)
     across = [*cross, *(recorded.findings if recorded else ())]
     rechecked = validated.Rechecked(state, len(listed) - len(reports), reuse, found)
     rechecked.nodes = nodes
     if state is not None:
         rechecked.stored = _stored(state, [g for g in listed if g not in wanted])
-    result = StoreReport(reports, across, view, catalogue, rechecked, summarised, deltas)
+    result = StoreReport(reports, across, view, catalogue, rechecked, summarised, deltas, keys)
     if save:
         versions = {g: held.get(g, "") for g in listed}
         versions.update({g: sha for g, sha in held.items() if graphs.is_history(g)})
@@ -787,7 +795,7 @@ def validate_store(
             digest,
             versions,
             view.exact,
-            catalogue.exact and summarised.exact and deltas.exact,
+            catalogue.exact and summarised.exact and deltas.exact and keys.exact,
             cross_page,
             when,
             counts,

@@ -144,6 +144,9 @@ deltaTo = BG + "deltaTo"
 fromStatements = BG + "fromStatements"
 toStatements = BG + "toStatements"
 
+# A page's current validation report: the key audit-findings pages by (benchgraph.report_keys)
+reportKey = BG + "reportKey"
+
 # A version's audit summary (see benchgraph.summaries), in the versions catalogue
 SummaryEntry = BG + "SummaryEntry"
 summaryResults = BG + "summaryResults"

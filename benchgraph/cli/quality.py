@@ -2,13 +2,13 @@
 
 ``benchgraph validate`` exits 0 when the store conforms to the current shapes and its versions
 catalogue agrees with its graphs (:mod:`benchgraph.integrity`), 1 when something breaks a shape
-with severity sh:Violation (on a page or across pages) or the catalogue, an audit summary or a
-changes delta disagrees with the graphs, 2 on an error
+with severity sh:Violation (on a page or across pages) or the catalogue, an audit summary, a
+changes delta or a report key disagrees with the graphs, 2 on an error
 (shapes that do not parse, a store that cannot be opened). ``benchgraph audit`` exits 0, or 2 on
 an error (a store where a current version lacks its audit summary among them).
-``benchgraph repair`` exits 0 when the merged view, the catalogue and the audit
-summaries and changes deltas are right or were repaired, 1 when ``--check`` finds one differs, 2
-on an error.
+``benchgraph repair`` exits 0 when the merged view, the catalogue, the audit summaries, the
+changes deltas and the report keys are right or were repaired, 1 when ``--check`` finds one
+differs, 2 on an error.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import argparse
 import sys
 from datetime import date
 
-from benchgraph import audit, changelog, integrity, settings, summaries
+from benchgraph import audit, changelog, integrity, report_keys, settings, summaries
 from benchgraph.cli.console import EXIT_ERROR, EXIT_OK, EXIT_REFUSED, existing_store, store_option
 from benchgraph.store import Store
 
@@ -44,8 +44,8 @@ def _add_validate(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         "the pages whose version changed since the last saved validation against the same shapes "
         "are checked again (--all: every page); the store-wide checks are taken from that "
         "validation when no page changed. "
-        "Exit codes: 0 conforms; 1 violations, or the catalogue, a summary or a delta disagrees "
-        "with the graphs; 2 error.",
+        "Exit codes: 0 conforms; 1 violations, or the catalogue, a summary, a delta or a report "
+        "key disagrees with the graphs; 2 error.",
     )
     validate.add_argument("--format", choices=("text", "json", "turtle"), default="text")
     validate.add_argument(
@@ -116,14 +116,16 @@ def _add_repair(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "versions catalogue against the page and history graphs too (each version held by the "
         "graph it names, the page graph's version current, every history graph recorded) and "
         "makes the catalogue say what the graphs hold, and rebuilds the audit summary of each "
-        "current version whose summary is missing or differs from its page graph. "
+        "current version whose summary is missing or differs from its page graph, the changes "
+        "delta of each two versions of a page, and the key of each page's validation report. "
         "Exit codes: 0 all is right (or was repaired); 1 with --check, something differs; "
         "2 error.",
     )
     repair.add_argument(
         "--check",
         action="store_true",
-        help="change nothing: only say whether the view, the catalogue or a summary differs",
+        help="change nothing: only say whether the view, the catalogue, a summary, a delta or a "
+        "report key differs",
     )
     store_option(repair)
     repair.set_defaults(handler=run_repair)
@@ -165,8 +167,8 @@ def run_validate(args: argparse.Namespace) -> int:
         sys.stderr.write(f"benchgraph: error: {error}\n")
         return EXIT_ERROR
     conforms, catalogue = report.conforms, report.catalogue
-    summarised, deltas = report.summarised, report.deltas
-    for record in (catalogue, summarised, deltas):  # beside the shapes' report, in its format
+    summarised, deltas, keys = report.summarised, report.deltas, report.keys
+    for record in (catalogue, summarised, deltas, keys):  # beside the shapes' report, in its format
         if not record.exact:
             sys.stderr.write(f"benchgraph: {record.text()}\n")
     if args.format == "json":
@@ -175,7 +177,7 @@ def run_validate(args: argparse.Namespace) -> int:
         sys.stdout.write(report.turtle())
     else:
         sys.stdout.write(report.text(summary=args.summary))
-    exact = catalogue.exact and summarised.exact and deltas.exact
+    exact = catalogue.exact and summarised.exact and deltas.exact and keys.exact
     return EXIT_OK if conforms and exact else EXIT_REFUSED
 
 
@@ -193,24 +195,26 @@ def run_repair(args: argparse.Namespace) -> int:
             print(f"rebuilt the audit summaries of {len(summarised.wrong)} current versions")
             summarised = summaries.check(store)
         deltas = _deltas_repaired(store, args.check)
+        keys = report_keys.check(store)
+        if not keys.exact and not args.check:
+            report_keys.repair(store, keys)
+            print(f"rebuilt the keys of {len({g for g, _ in keys.added})} validation reports")
+            keys = report_keys.check(store)
         check = store.check_view()
+        records = (catalogue, summarised, deltas, keys)
         if check.exact or args.check:
-            print(catalogue.text())
-            print(summarised.text())
-            print(deltas.text())
+            print("\n".join(record.text() for record in records))
             print(check.text())
-            exact = check.exact and catalogue.exact and summarised.exact and deltas.exact
+            exact = check.exact and all(record.exact for record in records)
             return EXIT_OK if exact else EXIT_REFUSED if args.check else EXIT_ERROR
         store.repair_view(check)
         after = store.check_view()
-    print(catalogue.text())
-    print(summarised.text())
-    print(deltas.text())
+    print("\n".join(record.text() for record in records))
     print(
         f"repaired the merged view: added {len(check.missing)} triples stated by pages, "
         f"removed {len(check.extra)} stated by none; {after.text()}"
     )
-    exact = after.exact and catalogue.exact and summarised.exact and deltas.exact
+    exact = after.exact and all(record.exact for record in records)
     return EXIT_OK if exact else EXIT_ERROR
 
 

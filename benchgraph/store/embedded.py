@@ -74,12 +74,13 @@ class EmbeddedStore(Store):
     LAYOUT_FILE = files.LAYOUT_FILE
     # Layout 2: the merged view. Layout 3: each source named by which source it is, never by what
     # it says. Layout 4: each version with its audit summary, each two versions of a page with
-    # their delta (the ``upgrade`` an EmbeddedStore is given brings an earlier store to layout 4).
-    LAYOUT_NUMBER = 4
+    # their delta. Layout 5: each page's validation report with its key (the ``upgrade`` an
+    # EmbeddedStore is given brings an earlier store to layout 5).
+    LAYOUT_NUMBER = 5
     LAYOUT = (
-        '{"layout": 4, "default graph": "the merged view of the page graphs", '
+        '{"layout": 5, "default graph": "the merged view of the page graphs", '
         '"identities": "a source is named by which source it is", '
-        '"records": "audit summaries and version deltas"}\n'
+        '"records": "audit summaries, version deltas and report keys"}\n'
     )
     VIEW_LAYOUT = '{"layout": 2, "default graph": "the merged view of the page graphs"}\n'
     UPGRADING_LAYOUT = '{"layout": 1, "default graph": "the merged view, being built"}\n'
@@ -165,8 +166,9 @@ class EmbeddedStore(Store):
         if marked is None or marked < 2:
             self._adopt(layout, notify)
         upgrade = self._upgrade
-        if upgrade and not self._read_only and self._layout(layout) < self.LAYOUT_NUMBER:
-            upgrade(self, notify)
+        written = self._layout(layout) if upgrade and not self._read_only else self.LAYOUT_NUMBER
+        if upgrade and written < self.LAYOUT_NUMBER:
+            upgrade(self, notify, written)
             write_synced(layout, self.LAYOUT)
 
     def _hold(self, record: holder.Holder) -> None:

@@ -347,10 +347,11 @@ class Store(ABC):
             yield ox.Triple(row["s"], row["p"], row["o"])
 
 
-# What opening a store of an earlier layout to write does to it, told ``notify`` (see
-# :func:`benchgraph.store.opening.open_store`): the layer above the store gives it, as it
-# knows what the identities of the sources were then and are now.
-Upgrade = Callable[[Store, Notify | None], object]
+# What opening a store of an earlier layout to write does to it, told ``notify``, given the
+# layout number the store was written in (see :func:`benchgraph.store.opening.open_store`): the
+# layer above the store gives it, as it knows what the identities of the sources were then and
+# are now.
+Upgrade = Callable[[Store, Notify | None, int], object]
 
 
 def present(quads: Iterable[ox.Quad]) -> Iterator[ox.Quad]:

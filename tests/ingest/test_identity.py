@@ -239,7 +239,8 @@ def test_the_upgrade_keeps_the_newest_of_a_page_stored_under_two_links(tmp_path:
     with EmbeddedStore(folder, notify=told.append) as store:  # opened with no upgrade
         assert two_values(store) != []
     assert json.loads(layout.read_text("utf-8"))["layout"] == 2
-    with EmbeddedStore(folder, notify=told.append, upgrade=identities.upgrade) as store:
+    upgrade = lambda store, notify, _: identities.upgrade(store, notify)  # noqa: E731
+    with EmbeddedStore(folder, notify=told.append, upgrade=upgrade) as store:
         assert two_values(store) == []
         assert pages(store) == {"sota2/prompt-recovery-on-laion.md/clip-score"}
     assert json.loads(layout.read_text("utf-8"))["layout"] == EmbeddedStore.LAYOUT_NUMBER

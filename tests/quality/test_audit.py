@@ -7,10 +7,12 @@ import json
 from html.parser import HTMLParser
 from pathlib import Path
 
+import pyoxigraph as ox
 import pytest
 from support import EXAMPLES, REPO, run_cli
 
-from benchgraph import audit
+from benchgraph import audit, queries
+from benchgraph import vocab as V
 from benchgraph.store.embedded import EmbeddedStore
 
 LAION = EXAMPLES / "sota2-prompt-recovery-on-laion.md"
@@ -235,3 +237,19 @@ def test_claims_whose_sources_disagree_are_counted(store_dir: Path) -> None:
     assert disagreeing == {"sota2": 0, "pwc-tables": 1, "model-index": 1}
     text = run_cli("audit", "--as-of", AS_OF, store=store_dir).stdout
     assert "claims whose sources disagree (query disagreements)" in text
+
+
+def test_the_self_reported_audit_comes_in_the_order_of_the_page_ids() -> None:
+    """Rows sort by page ID as the IDs sort as text (an ID that begins another first), then by
+    source; a source without an ID first. Asked of a graph of source documents alone."""
+    ids = ["b", "a-b", "a", "ab", "a b", "A", "a/b", "é", "a\u0002", None]
+    store = ox.Store()
+    for n, given in enumerate(ids):
+        source = ox.NamedNode(f"https://example.org/source/{n}")
+        store.add(ox.Quad(source, ox.NamedNode(V.type_), ox.NamedNode(V.SourceDocument)))
+        if given is not None:
+            store.add(ox.Quad(source, ox.NamedNode(V.identifier), ox.Literal(given)))
+    answer = store.query(queries.find("audit-self-reported").text)
+    assert isinstance(answer, ox.QuerySolutions)
+    found = [getattr(row["page"], "value", None) for row in answer]
+    assert found == [None, *sorted(i for i in ids if i is not None)]
