@@ -16,7 +16,7 @@ from typing import Protocol
 
 import pyoxigraph as ox
 
-from benchgraph import asof, graphs, queries, summaries
+from benchgraph import asof, graphs, queries, report_keys, summaries
 from benchgraph.queries import NamedQuery
 from benchgraph.sparqltext import Term
 from benchgraph.store import Answer, Store
@@ -109,8 +109,11 @@ def answer(
     """Answer the named query ``named`` with the parameter ``values`` (text by name) on
     ``store``, its relative IRIs resolved against ``base_iri``. Raises QueryError
     (UnknownName for a name that names nothing), SyntaxError or StoreError (MissingSummaries
-    for a query that reads the audit summaries on a store where some are missing: see
-    :func:`benchgraph.summaries.require`)."""
+    for a query that reads the audit summaries on a store where some are missing, and
+    MissingReportKeys for one that reads the report keys: see
+    :func:`benchgraph.summaries.require`, :func:`benchgraph.report_keys.require`)."""
     if named.name in summaries.READERS:
         summaries.require(store)
+    if named.name in report_keys.READERS:
+        report_keys.require(store)
     return run(store, ask(named, values, StoreFinder(store)), base_iri)

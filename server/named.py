@@ -8,10 +8,12 @@ bound to the query's variables, each written in place of its variable as one RDF
 :func:`benchgraph.sparqltext.substitute`; ``format`` is reserved for choosing the answer's
 format. A query that reads the audit summaries (:data:`benchgraph.summaries.READERS`) is
 answered 503 while a current version of the store has none (it would count none of its
-results), and not warmed ahead then: no answer of it is made from such a store. Answers
-are cached per store generation and carry an ``ETag`` and ``Last-Modified``, so revalidation is
-answered 304 without running anything. The queries that take no parameter are answered ahead of
-their first request by a :class:`Warmer` (``benchgraph serve`` starts one).
+results), and one that reads the report keys (:data:`benchgraph.report_keys.READERS`) while a
+current report has none (it would list none of its findings); neither is warmed ahead then:
+no answer of it is made from such a store. Answers are cached per store generation and carry
+an ``ETag`` and ``Last-Modified``, so revalidation is answered 304 without running anything.
+The queries that take no parameter are answered ahead of their first request by a
+:class:`Warmer` (``benchgraph serve`` starts one).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from flask import Blueprint, Flask, Response, jsonify, render_template, request
 from werkzeug.datastructures import MIMEAccept
 from werkzeug.http import is_resource_modified, parse_accept_header
 
-from benchgraph import media, queries, summaries
+from benchgraph import media, queries, report_keys, summaries
 from benchgraph.answering import Question, ask, bound
 from benchgraph.queries import NamedQuery, QueryError, UnknownName, did_you_mean
 from benchgraph.sparqltext import query_form
@@ -117,20 +119,24 @@ def _find(backend: Backend, name: str) -> NamedQuery:
 
 def require_summaries(backend: Backend, named: NamedQuery) -> None:
     """Return unless ``named`` reads the audit summaries and some current version of the store
-    has none: asked before any answer of it is made (an answer cached for the store generation
+    has none, or reads the report keys and some current report has none: asked before any
+    answer of it is made (an answer cached for the store generation
     was made from a whole store). The count is read each time, never cached: a repair changes
     no generation of a remote store. Raises ApiError: 503, the store not ready for it
     (``missing``: how many; no ``Retry-After``, as only ``benchgraph repair`` makes it ready),
     or what the count met."""
-    if named.name not in summaries.READERS:
-        return
-    text = queries.internal(summaries.MISSING)
-    job = Job(text, VALUES, None, 1, summaries.bindings(), default_graph=())
-    answered = backend.run(job).values
-    found = answered.column() if answered is not None else []
-    missing = int(found[0]) if found and found[0] else 0
-    if missing:
-        raise ApiError(503, summaries.refusal("the store", missing), missing=missing)
+    for readers, count, bindings, refusal in (
+        (summaries.READERS, summaries.MISSING, summaries.bindings, summaries.refusal),
+        (report_keys.READERS, report_keys.MISSING, report_keys.bindings, report_keys.refusal),
+    ):
+        if named.name not in readers:
+            continue
+        job = Job(queries.internal(count), VALUES, None, 1, bindings(), default_graph=())
+        answered = backend.run(job).values
+        found = answered.column() if answered is not None else []
+        missing = int(found[0]) if found and found[0] else 0
+        if missing:
+            raise ApiError(503, refusal("the store", missing), missing=missing)
 
 
 def asked(backend: Backend, named: NamedQuery, values: Mapping[str, str]) -> Question:
