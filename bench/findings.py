@@ -197,11 +197,11 @@ def measure_validate(args: argparse.Namespace) -> dict[str, Any]:
 
 def measure_unchanged(args: argparse.Namespace) -> dict[str, Any]:
     """In-process, on the store opened read-only: what ``validate`` reads when no page changed
-    (:func:`benchgraph.validation.unchanged`), against a saved state of the store's own size.
+    (:func:`benchgraph.store_validation.unchanged`), against a saved state of the store's own size.
     With no saved validation in the store (a run over every page saves one), one is made from
     its graphs' versions (every page counted with two shapes' findings), written as the saved
     one is and read back; its write and read are timed apart."""
-    from benchgraph import validated, validation
+    from benchgraph import store_validation, validated
     from benchgraph.store.opening import open_store
 
     store = open_store(args.store, must_exist=True, only_reads=True)
@@ -212,7 +212,7 @@ def measure_unchanged(args: argparse.Namespace) -> dict[str, Any]:
         made = state is None
         if state is None:
             held = validated.versions(store)
-            pages = validation.page_graphs(store)
+            pages = store_validation.page_graphs(store)
             versions = {g: held.get(g, "") for g in pages}
             versions.update(
                 {
@@ -239,7 +239,7 @@ def measure_unchanged(args: argparse.Namespace) -> dict[str, Any]:
         validated.saved = lambda _store, state=state: state  # type: ignore[assignment]
         try:
             t0, c0 = time.perf_counter(), time.process_time()
-            report = validation.unchanged(store)
+            report = store_validation.unchanged(store)
             took, used = time.perf_counter() - t0, time.process_time() - c0
         finally:
             validated.saved = real  # type: ignore[assignment]

@@ -145,7 +145,8 @@ def _date(text: str) -> date:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    from benchgraph import validation  # with rdflib: imported by the command that needs it
+    from benchgraph import store_validation, validation  # with rdflib: imported by the command
+    # that needs it
 
     if args.summary and args.format == "turtle":
         sys.stderr.write(
@@ -157,10 +158,10 @@ def run_validate(args: argparse.Namespace) -> int:
         report = None
         if not args.all:  # nothing changed: answered reading only, with nothing to save
             with existing_store(args, only_reads=True) as store:
-                report = validation.unchanged(store, args.engine)
+                report = store_validation.unchanged(store, args.engine)
         if report is None:
             with existing_store(args, only_reads=args.no_save) as store:
-                _, report = validation.validate_store(
+                _, report = store_validation.validate_store(
                     store, save=not args.no_save, engine=args.engine, everything=args.all
                 )
     except validation.ShapesError as error:

@@ -15,7 +15,7 @@ import pytest
 import rdflib
 from support import EXAMPLES, REPO, SEEDS, build_store, run_cli
 
-from benchgraph import graphs, queries, settings, shacl, validation
+from benchgraph import graphs, queries, settings, shacl, store_validation, validation
 from benchgraph import vocab as V
 from benchgraph.store.embedded import EmbeddedStore
 from ingest.loader import ingest_file
@@ -239,7 +239,7 @@ def test_validation_goes_page_by_page(
     with EmbeddedStore(seeded) as store:
         pages = [g for g in store.named_graphs() if g.startswith(graphs.PAGES)]
         expected = sorted(len(list(store.graph_triples(g))) for g in pages)
-        conforms, report = validation.validate_store(store, engine=engine)
+        conforms, report = store_validation.validate_store(store, engine=engine)
     assert conforms and len(report.pages) == 5
     assert {r.engine for r in report.pages} == {"pyshacl" if engine == "pyshacl" else "compiled"}
     assert sorted(sizes) == expected

@@ -13,7 +13,16 @@ import pyoxigraph as ox
 import pytest
 from support import EXAMPLES, REPO, build_store, copy_store, run_cli
 
-from benchgraph import answering, graphs, queries, resources, summaries, validated, validation
+from benchgraph import (
+    answering,
+    graphs,
+    queries,
+    resources,
+    store_validation,
+    summaries,
+    validated,
+    validation,
+)
 from benchgraph import vocab as V
 from benchgraph.store.embedded import EmbeddedStore
 
@@ -138,10 +147,10 @@ def test_other_shapes_check_every_page(
     with (shapes / "benchgraph.ttl").open("a", encoding="utf-8") as file:
         file.write("\n# a comment: other bytes, the same shapes\n")
     with EmbeddedStore(checked) as store:
-        _, report = validation.validate_store(store, save=False, everything=False)
+        _, report = store_validation.validate_store(store, save=False, everything=False)
         assert report.rechecked.kept == 3 and not report.pages
         monkeypatch.setattr(resources, "shapes_dir", lambda: shapes)
-        _, report = validation.validate_store(store, save=False, everything=False)
+        _, report = store_validation.validate_store(store, save=False, everything=False)
         assert len(report.pages) == 3 and report.rechecked.state is None
 
 
@@ -271,8 +280,8 @@ def same_as_everything(store: Path, check: str) -> set[str]:
     """Validate what changed (saving it), then every page without saving; the cross-page
     findings, verdict and counts must be the same. The focus nodes ``check`` finds."""
     with EmbeddedStore(store) as opened:
-        conforms, changed = validation.validate_store(opened, everything=False)
-        _, every = validation.validate_store(opened, save=False, everything=True)
+        conforms, changed = store_validation.validate_store(opened, everything=False)
+        _, every = store_validation.validate_store(opened, save=False, everything=True)
     assert changed.rechecked.nodes is not None and changed.rechecked.nodes > 0
     assert every.rechecked.nodes is None
     assert across(changed.cross_page) == across(every.cross_page)
@@ -335,10 +344,10 @@ def test_saved_cross_page_findings_of_other_queries_are_not_kept(
     with (folder / "check-metric-units.rq").open("a", encoding="utf-8") as file:
         file.write("# a comment: other bytes\n")
     with EmbeddedStore(checked) as store:
-        _, report = validation.validate_store(store, save=False, everything=False)
+        _, report = store_validation.validate_store(store, save=False, everything=False)
         assert report.rechecked.nodes  # what the new version states, old and new
         monkeypatch.setattr(resources, "queries_dir", lambda: folder)
-        _, report = validation.validate_store(store, save=False, everything=False)
+        _, report = store_validation.validate_store(store, save=False, everything=False)
         assert len(report.pages) == 1 and report.rechecked.nodes is None
 
 
