@@ -7,9 +7,9 @@ write token, 404 nothing there, 405 a method the route does not take, 406 no acc
 413 too large, 415 a body type not taken (or not a page), 422 a page the ingest gate refuses,
 503 busy (no query worker free, a long query stopped to make room, a query that needed more
 memory than a query worker may use, or a store that cannot be read) or a store not ready for
-the query (its audit summaries missing: :func:`server.named.require_summaries`), 504 a query
-past the time limit, 507 a write that met a full disk (not acknowledged: to send again once
-there is room). What waitress refuses before the app is answered in the same shape
+the query (its audit summaries or report keys missing: :func:`server.named.require_records`),
+504 a query past the time limit, 507 a write that met a full disk (not acknowledged: to send
+again once there is room). What waitress refuses before the app is answered in the same shape
 (:mod:`server.connections`). No answer shows what only the server should know (a file path,
 a traceback): the log gets that.
 """

@@ -117,11 +117,11 @@ def _find(backend: Backend, name: str) -> NamedQuery:
     return named
 
 
-def require_summaries(backend: Backend, named: NamedQuery) -> None:
+def require_records(backend: Backend, named: NamedQuery) -> None:
     """Return unless ``named`` reads the audit summaries and some current version of the store
     has none, or reads the report keys and some current report has none: asked before any
-    answer of it is made (an answer cached for the store generation
-    was made from a whole store). The count is read each time, never cached: a repair changes
+    answer of it is made (an answer cached for the store generation was made from a whole
+    store). The count is read each time, never cached: a repair changes
     no generation of a remote store. Raises ApiError: 503, the store not ready for it
     (``missing``: how many; no ``Retry-After``, as only ``benchgraph repair`` makes it ready),
     or what the count met."""
@@ -234,7 +234,7 @@ def _asked_ahead(
     key = cache_key(named, found.question.bindings, results_format, graph_format)
     if backend.cache.get((tag, key)) is not None:
         return None
-    require_summaries(backend, named)
+    require_records(backend, named)
     job = Job.asking(found.question, results_format, graph_format, backend.max_rows, found.checks)
     reply = backend.pool.run(job)
     if backend.pool.generation.tag != tag or len(reply.checked) != len(found.checks):
@@ -309,7 +309,7 @@ def _run(backend: Backend, named: NamedQuery) -> Response:
             if early is not None and early[0] == question:
                 answer = early[1]
             else:
-                require_summaries(backend, named)
+                require_records(backend, named)
                 job = Job.asking(question, results_format, graph_format, backend.max_rows)
                 answer = backend.run(job)
             backend.cache.put((generation.tag, key), answer)
@@ -404,7 +404,7 @@ class Warmer:
             if self._stopping.is_set():
                 return False
             try:
-                require_summaries(backend, named)  # never an answer from a store lacking them
+                require_records(backend, named)  # never an answer from a store lacking them
                 question = bound(named, named.bind({}))
                 job = Job.asking(question, results_format, graph_format, backend.max_rows)
                 answer = backend.run(job, limit)
