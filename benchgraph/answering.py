@@ -103,17 +103,20 @@ class StoreFinder:
         return Names(self.lookup(text, bindings))
 
 
+# The records some named queries read instead of the pages (benchgraph.kept): each refused on a
+# store where some are missing.
+RECORDS = (summaries.KEPT, report_keys.KEPT)
+
+
 def answer(
     store: Store, named: NamedQuery, values: Mapping[str, str], base_iri: str | None = None
 ) -> Answer:
     """Answer the named query ``named`` with the parameter ``values`` (text by name) on
     ``store``, its relative IRIs resolved against ``base_iri``. Raises QueryError
-    (UnknownName for a name that names nothing), SyntaxError or StoreError (MissingSummaries
-    for a query that reads the audit summaries on a store where some are missing, and
-    MissingReportKeys for one that reads the report keys: see
-    :func:`benchgraph.summaries.require`, :func:`benchgraph.report_keys.require`)."""
-    if named.name in summaries.READERS:
-        summaries.require(store)
-    if named.name in report_keys.READERS:
-        report_keys.require(store)
+    (UnknownName for a name that names nothing), SyntaxError or StoreError (MissingRecords for
+    a query that reads a record of :data:`RECORDS` on a store where some are missing: see
+    :mod:`benchgraph.kept`)."""
+    for kept in RECORDS:
+        if named.name in kept.readers:
+            kept.require(store)
     return run(store, ask(named, values, StoreFinder(store)), base_iri)

@@ -23,24 +23,15 @@ import pyoxigraph as ox
 
 from benchgraph import graphs, queries
 from benchgraph import vocab as V
+from benchgraph.kept import Kept
 from benchgraph.sparqltext import Term
-from benchgraph.store import Change, Store, StoreError
+from benchgraph.store import Change, Store
 
 _KEY = ox.NamedNode(V.reportKey)
 # The named queries that read the keys: refused where a current report has none.
 READERS = ("audit-findings",)
 # What counts the current reports without a key (one row: ``missing``).
 MISSING = "reports-without-key"
-
-
-class MissingReportKeys(StoreError):
-    """Some current validation reports of the store hold no key (``missing`` of them): the
-    queries of :data:`READERS` would list none of their findings."""
-
-    def __init__(self, location: str, missing: int) -> None:
-        store = f"the store at {location}"
-        super().__init__(refusal(store, missing, f"`benchgraph repair --store {location}`"))
-        self.missing = missing
 
 
 def refusal(store: str, missing: int, repair: str = "`benchgraph repair`") -> str:
@@ -59,24 +50,9 @@ def bindings() -> dict[str, Term]:
     return {"history": ox.Literal(graphs.REPORTS + "history/")}
 
 
-def missing(store: Store) -> int:
-    """How many current reports of ``store`` have no key: one query over the reports. Raises
-    StoreError."""
-    answer = store.query(queries.internal(MISSING), bindings(), default_graph=())
-    assert isinstance(answer, ox.QuerySolutions)
-    for row in answer:
-        value = row["missing"]
-        return int(value.value) if value is not None else 0
-    return 0
-
-
-def require(store: Store) -> None:
-    """Return when every current report of ``store`` holds its key. Raises MissingReportKeys
-    when some hold none, naming the store, how many and the remedy; other StoreError when the
-    store cannot answer."""
-    found = missing(store)
-    if found:
-        raise MissingReportKeys(store.location, found)
+# The keys as a record the queries of READERS need (benchgraph.kept): a current report without
+# one is counted by MISSING.
+KEPT = Kept(READERS, MISSING, bindings, refusal)
 
 
 def key(report: str) -> str:

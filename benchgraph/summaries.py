@@ -46,8 +46,9 @@ import pyoxigraph as ox
 
 from benchgraph import graphs, iris, queries
 from benchgraph import vocab as V
+from benchgraph.kept import Kept
 from benchgraph.sparqltext import Term, with_values
-from benchgraph.store import Change, Store, StoreError
+from benchgraph.store import Change, Store
 
 _INTEGER = ox.NamedNode(V.XSD + "integer")
 # The predicates of a summary, by which check finds the summaries stored.
@@ -72,16 +73,6 @@ MISSING = "versions-without-summary"
 GROUP = 200
 
 
-class MissingSummaries(StoreError):
-    """Some current versions of the store have no audit summary (``missing`` of them): the
-    queries of :data:`READERS` would count none of their results."""
-
-    def __init__(self, location: str, missing: int) -> None:
-        store = f"the store at {location}"
-        super().__init__(refusal(store, missing, f"`benchgraph repair --store {location}`"))
-        self.missing = missing
-
-
 def refusal(store: str, missing: int, repair: str = "`benchgraph repair`") -> str:
     """What a reader of the summaries is told when ``missing`` current versions of ``store``
     (named as the reader may see it) have none, ``repair`` the command that builds them."""
@@ -98,23 +89,9 @@ def bindings() -> dict[str, Term]:
     return {"versions": ox.NamedNode(graphs.VERSIONS), "pages": ox.Literal(graphs.PAGES)}
 
 
-def missing(store: Store) -> int:
-    """How many current versions of ``store`` have no summary: one query over the catalogue.
-    Raises StoreError."""
-    answer = store.query(queries.internal(MISSING), bindings(), default_graph=())
-    assert isinstance(answer, ox.QuerySolutions)
-    for row in answer:
-        return int(_text(row["missing"]) or 0)
-    return 0
-
-
-def require(store: Store) -> None:
-    """Return when every current version of ``store`` has its summary. Raises
-    MissingSummaries when some have none, naming the store, how many and the remedy; other
-    StoreError when the store cannot answer."""
-    found = missing(store)
-    if found:
-        raise MissingSummaries(store.location, found)
+# The summaries as a record the queries of READERS need (benchgraph.kept): a current version
+# without one is counted by MISSING over the catalogue.
+KEPT = Kept(READERS, MISSING, bindings, refusal)
 
 
 def summary(version: str, page: Iterable[ox.Triple]) -> list[ox.Triple]:

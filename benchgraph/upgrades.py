@@ -5,7 +5,7 @@
 - Before layout 4, no version had its audit summary (:mod:`benchgraph.summaries`) and no two
   versions of a page their delta (:mod:`benchgraph.changelog`): they are built from the graphs,
   as ``benchgraph repair`` builds them. Without them the self-reported audit would count none
-  of the store's results (it is refused then: :func:`benchgraph.summaries.require`);
+  of the store's results (it is refused then: :mod:`benchgraph.kept`);
   ``changes`` would answer right, only slower.
 - Before layout 5, no validation report held its key (:mod:`benchgraph.report_keys`): they are
   written, as ``benchgraph repair`` writes them. Without them ``audit-findings`` would list

@@ -30,8 +30,8 @@ from flask import Blueprint, Flask, Response, jsonify, render_template, request
 from werkzeug.datastructures import MIMEAccept
 from werkzeug.http import is_resource_modified, parse_accept_header
 
-from benchgraph import media, queries, report_keys, summaries
-from benchgraph.answering import Question, ask, bound
+from benchgraph import media, queries
+from benchgraph.answering import RECORDS, Question, ask, bound
 from benchgraph.queries import NamedQuery, QueryError, UnknownName, did_you_mean
 from benchgraph.sparqltext import query_form
 from benchgraph.store import StoreError
@@ -125,18 +125,17 @@ def require_records(backend: Backend, named: NamedQuery) -> None:
     no generation of a remote store. Raises ApiError: 503, the store not ready for it
     (``missing``: how many; no ``Retry-After``, as only ``benchgraph repair`` makes it ready),
     or what the count met."""
-    for readers, count, bindings, refusal in (
-        (summaries.READERS, summaries.MISSING, summaries.bindings, summaries.refusal),
-        (report_keys.READERS, report_keys.MISSING, report_keys.bindings, report_keys.refusal),
-    ):
-        if named.name not in readers:
+    for kept in RECORDS:
+        if named.name not in kept.readers:
             continue
-        job = Job(queries.internal(count), VALUES, None, 1, bindings(), default_graph=())
+        job = Job(queries.internal(kept.count), VALUES, None, 1, kept.bindings(), default_graph=())
         answered = backend.run(job).values
         found = answered.column() if answered is not None else []
         missing = int(found[0]) if found and found[0] else 0
         if missing:
-            raise ApiError(503, refusal("the store", missing), missing=missing)
+            raise ApiError(
+                503, kept.refusal("the store", missing, "`benchgraph repair`"), missing=missing
+            )
 
 
 def asked(backend: Backend, named: NamedQuery, values: Mapping[str, str]) -> Question:

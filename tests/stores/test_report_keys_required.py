@@ -14,7 +14,7 @@ from flask import Flask
 from stores.test_summaries_any_store import A, B, C, Pages
 from support import run_cli
 
-from benchgraph import answering, graphs, queries, report_keys
+from benchgraph import answering, graphs, kept, queries, report_keys
 from benchgraph import vocab as V
 from benchgraph.store import Store, open_store
 from server.app import create_app
@@ -57,13 +57,13 @@ def test_the_findings_are_refused_until_the_keys_are_repaired(
         pages = Pages(store, tmp_path)
         for page in (A, B, C):
             pages.ingest(page)
-        assert report_keys.missing(store) == 0
+        assert report_keys.KEPT.missing(store) == 0
         whole = unguarded(store)
         assert whole and guarded(store) == whole  # the guard changes no answer
         remove_keys(store, graphs.page(A.key))
-        assert report_keys.missing(store) == 1
+        assert report_keys.KEPT.missing(store) == 1
         assert unguarded(store) != whole  # what the query alone answers now: too little
-        with pytest.raises(report_keys.MissingReportKeys) as refused:
+        with pytest.raises(kept.MissingRecords, match="validation findings") as refused:
             guarded(store)
         assert refused.value.missing == 1
     said = run_cli("query", "audit-findings", "--store", location)
@@ -78,11 +78,11 @@ def test_the_findings_are_refused_until_the_keys_are_repaired(
 
     with open_store(location) as store:
         remove_keys(store)  # every report's, as a store written before them
-        assert report_keys.missing(store) == 3
+        assert report_keys.KEPT.missing(store) == 3
     repaired = run_cli("repair", "--store", location)
     assert repaired.returncode == 0, repaired.stdout + repaired.stderr
     with open_store(location) as store:
-        assert report_keys.missing(store) == 0
+        assert report_keys.KEPT.missing(store) == 0
         assert guarded(store) == whole
 
 

@@ -14,7 +14,7 @@ import pytest
 from stores.test_summaries_any_store import A, B, C, Pages, audited, expected
 from support import run_cli
 
-from benchgraph import answering, graphs, queries, summaries
+from benchgraph import answering, graphs, kept, queries, summaries
 from benchgraph import vocab as V
 from benchgraph.store import Store, open_store
 
@@ -55,7 +55,7 @@ def test_the_audit_is_refused_until_the_summaries_are_repaired(
         pages = Pages(store, tmp_path)
         for page in (A, B, C):
             pages.ingest(page)
-        assert summaries.missing(store) == 0
+        assert summaries.KEPT.missing(store) == 0
         # A whole store: the guard changes nothing, and the figures are the pages' own.
         whole = unguarded(store)
         assert guarded(store) == whole
@@ -68,9 +68,9 @@ def test_the_audit_is_refused_until_the_summaries_are_repaired(
 
     with open_store(location) as store:
         remove_summaries(store, graphs.page(A.key))
-        assert summaries.missing(store) == 1
+        assert summaries.KEPT.missing(store) == 1
         assert unguarded(store) != whole  # what the query alone answers now: wrong
-        with pytest.raises(summaries.MissingSummaries) as refused:
+        with pytest.raises(kept.MissingRecords, match="audit summary") as refused:
             guarded(store)
         assert refused.value.missing == 1
 
@@ -95,7 +95,7 @@ def test_the_audit_is_refused_until_the_summaries_are_repaired(
 
     with open_store(location) as store:
         remove_summaries(store)  # every version's, as a store written before them
-        assert summaries.missing(store) == 3
+        assert summaries.KEPT.missing(store) == 3
     said = run_cli("audit", "--store", location)
     assert said.returncode == 2 and "3 current page versions lack their" in said.stderr
 
@@ -111,7 +111,7 @@ def test_the_audit_is_refused_until_the_summaries_are_repaired(
 def test_a_store_with_no_page_is_not_refused(tmp_path: Path) -> None:
     location = str(tmp_path / "store")
     with open_store(location) as store:
-        assert summaries.missing(store) == 0
+        assert summaries.KEPT.missing(store) == 0
         assert guarded(store) == unguarded(store) == []
 
 

@@ -14,7 +14,7 @@ import pytest
 from stores.test_summaries_any_store import A_NEWER, A, B, Pages, _summary_triples
 from support import run_cli
 
-from benchgraph import answering, changelog, graphs, queries, report_keys, summaries
+from benchgraph import answering, changelog, graphs, kept, queries, report_keys, summaries
 from benchgraph import vocab as V
 from benchgraph.store import Change, Store
 from benchgraph.store.embedded import EmbeddedStore
@@ -38,7 +38,9 @@ def test_a_store_of_layout_3_gets_its_summaries_and_deltas_when_first_opened(
         assert len(deltas) == 1 and summaries.check(store).exact
         lost = [t for found in deltas.values() for d in found for t in d.triples()]
         store.write(Change({}, deleted={graphs.VERSIONS: _summary_triples(store) + lost}))
-        with pytest.raises(summaries.MissingSummaries):  # refused on a store of layout 3
+        with pytest.raises(
+            kept.MissingRecords, match="audit summary"
+        ):  # refused on a store of layout 3
             self_reported(store)
     layout = folder / EmbeddedStore.LAYOUT_FILE
     written = json.loads(layout.read_text("utf-8"))
@@ -82,7 +84,9 @@ def test_a_store_of_layout_4_gets_its_report_keys_alone_when_first_opened(
         for graph, t in keys:
             lost.setdefault(graph, []).append(t)
         store.write(Change({}, deleted=lost))
-        with pytest.raises(report_keys.MissingReportKeys):  # refused, not answered empty
+        with pytest.raises(
+            kept.MissingRecords, match="validation findings"
+        ):  # refused, not answered empty
             findings(store)
     layout = folder / EmbeddedStore.LAYOUT_FILE
     written = json.loads(layout.read_text("utf-8"))
