@@ -69,9 +69,11 @@ def run(
     named_graphs: Sequence[str] | None = None,
 ) -> Answer:
     """Run ``question`` on ``store``: on the store as it was when the question reads its past,
-    else on the dataset ``default_graph`` and ``named_graphs`` give (see :meth:`Store.query`),
-    its relative IRIs resolved against ``base_iri``. Raises SyntaxError and StoreError."""
-    if question.past is not None:
+    on its scope's pages gathered when it is a gathered query and ``store``'s server is of a
+    kind it names (:mod:`benchgraph.asof`), else on the dataset ``default_graph`` and
+    ``named_graphs`` give (see :meth:`Store.query`), its relative IRIs resolved against
+    ``base_iri``. Raises SyntaxError and StoreError."""
+    if question.past is not None and question.past.read_on(store.kind):
         return asof.run(store, question.past, question.text, question.bindings, base_iri)
     return store.query(
         question.text,

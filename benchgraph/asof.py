@@ -19,6 +19,16 @@ SCOPE, the name of a benchmark, paper or method parameter, narrows the pages rea
 parameter is given, to those one of whose versions mentions its value (as subject or object):
 a query with a scope must need no fact about its results that only other pages state.
 
+A query with a scope may also say, in a ``#+ gathered:`` line, the kinds of server on which it
+is read this way when it asks for the store as it is: on such a server (``gathered: virtuoso``:
+:func:`benchgraph.store.pragmas.server_kind`), the current page graphs that mention the scope's
+value and the alias records (:data:`benchgraph.graphs.ALIASES`, as a named graph) are gathered
+into memory and the query runs there, not on the server. The rows are the server's rows, as the
+contract tests hold them: the merged view is the union of the current page graphs, and the
+query reads nothing else. ``leaderboard`` is gathered on Virtuoso, which evaluates each of its
+subqueries after the first once per row before it, and ran one CompoSET board past a minute
+(BENCHMARKS.md); every other store answers it itself.
+
 The dataset is built in memory from the graphs of the versions chosen, each read from the store
 (any store: embedded, remote or served), and the query runs on it with the store's engine.
 Read between two moments, it holds only the pages whose version may differ between them, found
@@ -35,7 +45,7 @@ from datetime import datetime, timedelta
 
 import pyoxigraph as ox
 
-from benchgraph import changelog, versions
+from benchgraph import changelog, graphs, queries, versions
 from benchgraph import vocab as V
 from benchgraph.queries import VERSION_MOMENTS, NamedQuery, reads_past
 from benchgraph.sparqltext import Term, substitute
@@ -58,16 +68,28 @@ class Past:
     moments: tuple[str, ...]
     scope: str = ""
     clock: str = "data"  # between: the moments by each page's data-updated time, or the store's
+    # current (the reading of a gathered query, ``moments`` empty): the kinds of server it is
+    # read so on; a store of any other kind answers the query itself.
+    on: frozenset[str] = frozenset()
+
+    def read_on(self, kind: str) -> bool:
+        """Whether a store of ``kind`` (:attr:`benchgraph.store.Store.kind`) is read this way
+        (every store, but for the current pages of a gathered query)."""
+        return self.reading != "current" or kind in self.on
 
 
 def past(named: NamedQuery, bindings: Mapping[str, Term]) -> Past | None:
-    """What ``named``, run with ``bindings``, reads of the store's past; None when it reads
-    the store as it is (no ``versions`` line, or as-of with no ``asOf`` given)."""
-    if not reads_past(named, bindings):
-        return None
-    reading, *scope = named.versions.split()
-    given = [bindings.get(name) for name in VERSION_MOMENTS[reading]]
+    """What ``named``, run with ``bindings``, reads of the store's past, or (a gathered query,
+    its scope given) the ``current`` pages of its scope on the servers its ``gathered`` line
+    names; None when it reads the store as it is (no ``versions`` line, or as-of with no
+    ``asOf`` given)."""
+    reading, *scope = named.versions.split() or [""]
     within = bindings.get(scope[0]) if scope else None
+    if not reads_past(named, bindings):
+        if named.gathered and isinstance(within, ox.NamedNode):
+            return Past("current", (), within.value, on=named.gathered)
+        return None
+    given = [bindings.get(name) for name in VERSION_MOMENTS[reading]]
     clock = bindings.get(CLOCK)
     return Past(
         reading,
@@ -94,6 +116,10 @@ def prepare(store: Store, asked: Past, recorded: bool = True) -> ox.Store:
     StoreError."""
     scope = ox.NamedNode(asked.scope) if asked.scope else None
     dataset = ox.Store()
+    if asked.reading == "current":
+        assert scope is not None
+        _gather(store, dataset, scope)
+        return dataset
     if asked.reading == "as-of":
         pages = versions.read_all(store, scope)
         when = moment(asked.moments[0])
@@ -127,6 +153,21 @@ def prepare(store: Store, asked: Past, recorded: bool = True) -> ox.Store:
         chosen = [v for into, v in whole if into == graph]
         _copy(store, dataset, ((v.graph, v.triples()) for v in chosen), ox.NamedNode(graph))
     return dataset
+
+
+def _gather(store: Store, dataset: ox.Store, scope: ox.NamedNode) -> None:
+    """Add to ``dataset`` what a gathered query reads of ``store`` as it is: the current page
+    graphs that mention ``scope``, their union as the default graph, and the alias records as
+    their named graph."""
+    found = store.query(
+        queries.internal("page-graphs-mentioning"),
+        {"scope": scope, "pages": ox.Literal(graphs.PAGES)},
+        default_graph=(),
+    )
+    assert isinstance(found, ox.QuerySolutions)
+    pages = sorted(g.value for row in found if isinstance(g := row["graph"], ox.NamedNode))
+    _copy(store, dataset, ((graph, ()) for graph in pages), ox.DefaultGraph())
+    _copy(store, dataset, [(graphs.ALIASES, ())], ox.NamedNode(graphs.ALIASES))
 
 
 def _entry(version: versions.Version) -> bytes:

@@ -267,6 +267,9 @@ class NamedQuery:
     # What it reads of the store's past (its header's ``versions`` line; "": the store as it
     # is): see :mod:`benchgraph.asof`.
     versions: str = ""
+    # The kinds of server on which it runs on its scope's pages gathered into memory rather
+    # than on the server (its header's ``gathered`` line): see :mod:`benchgraph.asof`.
+    gathered: frozenset[str] = frozenset()
     # Lines of PREFIX declarations written before the text as given (a query given to the CLI
     # may use the predeclared prefixes: :mod:`benchgraph.prefixes`).
     added: int = 0
@@ -494,12 +497,18 @@ class Header:
     description: str
     params: tuple[Param, ...]
     versions: str = ""  # its ``versions`` line: see :mod:`benchgraph.asof`
+    gathered: frozenset[str] = frozenset()  # its ``gathered`` line: the same
 
 
 # The moments a ``versions`` line's reading takes, by parameter name, and whether each must be
 # given: ``as-of`` reads the store as of ``asOf`` when it is given; ``between`` compares it at
 # ``since`` and ``until``.
 VERSION_MOMENTS = {"as-of": {"asOf": False}, "between": {"since": True, "until": False}}
+
+
+# The kinds of server a ``gathered`` line may name, as a remote store tells them from its answers
+# (:func:`benchgraph.store.pragmas.server_kind`).
+SERVER_KINDS = frozenset({"virtuoso"})
 
 
 def parse_header(path: Path | str, text: str, *, summary_required: bool = True) -> Header:
@@ -523,7 +532,7 @@ def parse_header(path: Path | str, text: str, *, summary_required: bool = True) 
                     f"{', '.join(CONVERTERS)}"
                 )
             params.append(Param(p["name"], p["type"], p["help"], bool(p["required"]), p["default"]))
-        elif key in ("summary", "description", "versions"):
+        elif key in ("summary", "description", "versions", "gathered"):
             fields[key] = value
         else:
             raise QueryError(f"{path}:{number}: unknown header field {key!r}")
@@ -531,11 +540,31 @@ def parse_header(path: Path | str, text: str, *, summary_required: bool = True) 
         raise QueryError(f"{path}: the header has no '#+ summary:' line")
     header = Header(
         fields.get("summary", ""), fields.get("description", ""), tuple(params),
-        fields.get("versions", ""),
+        fields.get("versions", ""), frozenset(fields.get("gathered", "").replace(",", " ").split()),
     )  # fmt: skip
     if header.versions:
         _check_versions(path, header)
+    if "gathered" in fields:
+        _check_gathered(path, header)
     return header
+
+
+def _check_gathered(path: Path | str, header: Header) -> None:
+    """Refuse a ``gathered`` line that names no kind of server, or one benchgraph does not know
+    (:data:`SERVER_KINDS`), or that is written in a query without a scope (a
+    ``versions`` line naming the parameter whose pages are gathered). Raises QueryError."""
+    unknown = sorted(header.gathered - SERVER_KINDS)
+    if not header.gathered or unknown:
+        wrong = f"unknown server kind {unknown[0]!r}" if unknown else "no server kind"
+        raise QueryError(
+            f"{path}: malformed gathered line: {wrong}; expected '#+ gathered: KIND', KIND one "
+            f"of {', '.join(sorted(SERVER_KINDS))}"
+        )
+    if len(header.versions.split()) != 2:
+        raise QueryError(
+            f"{path}: a gathered query reads the pages of its scope, and this one has none: "
+            "add '#+ versions: as-of SCOPE' (SCOPE a benchmark, paper or method parameter)"
+        )
 
 
 def _check_versions(path: Path | str, header: Header) -> None:
@@ -570,7 +599,9 @@ def load(path: Path) -> NamedQuery:
     """Load one query file. Raises QueryError for a malformed header."""
     text = path.read_text(encoding="utf-8")
     h = parse_header(path, text)
-    return NamedQuery(path.stem, path, h.summary, h.description, h.params, text, h.versions)
+    return NamedQuery(
+        path.stem, path, h.summary, h.description, h.params, text, h.versions, h.gathered
+    )
 
 
 def catalogue(folder: Path | None = None) -> dict[str, NamedQuery]:
@@ -666,5 +697,6 @@ def _adhoc(text: str, where: str, path: Path | None = None) -> NamedQuery:
     h = parse_header(where, text, summary_required=False)
     ready = prefixes.prepare(text)
     return NamedQuery(
-        where, path, h.summary, h.description, h.params, ready.text, h.versions, ready.added
-    )
+        where, path, h.summary, h.description, h.params, ready.text, h.versions, h.gathered,
+        ready.added,
+    )  # fmt: skip

@@ -70,6 +70,30 @@ def test_a_malformed_versions_line_is_refused(tmp_path: Path, lines: str, messag
 
 
 @pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        ("#+ gathered:", "malformed gathered line: no server kind"),
+        ("#+ gathered: fuseki", "malformed gathered line: unknown server kind 'fuseki'"),
+        ("#+ gathered: virtuoso", "a gathered query reads the pages of its scope"),
+        (
+            "#+ param: asOf (moment) A.\n#+ versions: as-of\n#+ gathered: virtuoso",
+            "a gathered query reads the pages of its scope, and this one has none",
+        ),
+    ],
+)
+def test_a_malformed_gathered_line_is_refused(tmp_path: Path, lines: str, message: str) -> None:
+    path = tmp_path / "gathered.rq"
+    path.write_text(f"#+ summary: ok\n{lines}\nSELECT * WHERE {{ ?s ?p ?o }}\n")
+    with pytest.raises(queries.QueryError, match=re.escape(message)):
+        queries.load(path)
+
+
+def test_the_leaderboard_is_gathered_on_virtuoso_and_only_there() -> None:
+    gathered = {q.name: q.gathered for q in queries.catalogue().values() if q.gathered}
+    assert gathered == {"leaderboard": frozenset({"virtuoso"})}
+
+
+@pytest.mark.parametrize(
     ("given", "written"),
     [
         ("2026-06-01", "2026-06-01"),

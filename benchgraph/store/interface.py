@@ -133,6 +133,13 @@ class Store(ABC):
     write_group = 0
 
     @property
+    def kind(self) -> str:
+        """The kind of server that answers this store's queries, where benchgraph reads some
+        queries otherwise (``virtuoso``: :func:`benchgraph.asof.past`); "" for any other, an
+        embedded store among them."""
+        return ""
+
+    @property
     def view(self) -> str | None:
         """Where the merged view lives: None, the default graph; else the named graph of that
         name (a remote server whose default graph is the union of its graphs)."""

@@ -98,6 +98,15 @@ _BLANK = re.compile(r"_:[A-Za-z0-9_\-.]+")
 _STALE_STAGING_SECONDS = 3600
 
 
+@dataclass
+class _Server:
+    """What a remote store has learned of its server from its answers: its ``kind``
+    (:func:`benchgraph.store.pragmas.server_kind`; None until an answer came). A store and the
+    copies :meth:`RemoteStore.with_timeout` makes share one, so it is learned once."""
+
+    kind: str | None = None
+
+
 @dataclass(frozen=True)
 class Endpoints:
     """Where a SPARQL server takes queries, updates and Graph Store requests (None: none), and
@@ -165,7 +174,7 @@ class RemoteStore(Store):
         self._view_known = False
         self._empty_pattern: bool | None = None  # whether `GRAPH ?g { }` lists graphs (see
         # _graph_query), once known
-        self._server = ""  # its kind, from its answers (benchgraph.store.pragmas), once known
+        self._server = _Server()  # its kind, once known (shared with its copies)
         if check:
             self._check_layout(read_only, notify)
 
@@ -200,6 +209,14 @@ class RemoteStore(Store):
     def close(self) -> None:
         """Nothing to release: every request has its own connection."""
 
+    @property
+    def kind(self) -> str:
+        """The server's kind, from the ``Server`` header of its answers (asked for with an
+        empty query when none has come yet)."""
+        if self._server.kind is None:
+            self.query("ASK {}", default_graph=())
+        return self._server.kind or ""
+
     # Reading
 
     def query(
@@ -224,7 +241,7 @@ class RemoteStore(Store):
         if base_iri:
             text = f"BASE <{base_iri}>\n{text}"
         form = query_form(text) or "SELECT"
-        text = pragmas.hinted(text, self._server)  # planning hints for this server, if any
+        text = pragmas.hinted(text, self._server.kind or "")  # planning hints for it, if any
         graph_answer = form in ("CONSTRUCT", "DESCRIBE")
         accept = (
             "application/n-triples, text/turtle;q=0.9"
@@ -239,7 +256,8 @@ class RemoteStore(Store):
             default_graphs=default_graph or (),
             named_graphs=named_graphs or (),
         )
-        self._server = self._server or pragmas.server_kind(reply.headers)
+        if self._server.kind is None:
+            self._server.kind = pragmas.server_kind(reply.headers)
         body, media = reply.body, reply.media
         try:
             if graph_answer:
