@@ -1,11 +1,13 @@
-"""Measure each seed benchmark's leaderboard on Virtuoso against the embedded store.
+"""Measure benchmarks' leaderboards on Virtuoso against the embedded store.
 
-    python -m bench.boards --out /tmp/boards [--repeat 3]
+    python -m bench.boards --out /tmp/boards [--repeat 3] [--pages DIR --boards N]
 
-The seed pages (``../shared/seeds``) are ingested at one fixed time into a fresh embedded store
-and into a private Virtuoso (``bench.virtuoso``, in a folder of its own, emptied first and
-stopped after). For each benchmark the seeds hold (its primary metric's board), and for
-CompoSET's "Group accuracy" board, interleaved, ``--repeat`` times:
+The seed pages (``../shared/seeds``), or the pages in ``--pages`` (a generated corpus's), are
+ingested (``benchgraph ingest`` as a process, a batch) into a fresh embedded store and into a
+private Virtuoso (``bench.virtuoso``, in a folder of its own, emptied first and stopped after).
+For each benchmark (the ``--boards`` with the most results; default every one) its primary
+metric's board, and where the seeds are loaded CompoSET's "Group accuracy" board, interleaved,
+``--repeat`` times:
 
 1. the named query ``leaderboard`` on the embedded store (in this process, as ``benchgraph
    query`` runs it);
@@ -30,6 +32,7 @@ import json
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -50,10 +53,8 @@ from benchgraph.queries import NamedQuery
 from benchgraph.store import Store
 from benchgraph.store.embedded import EmbeddedStore
 from benchgraph.store.remote import RemoteStore
-from ingest.loader import ingest_file
 
 SEEDS = REPO.parent / "shared" / "seeds"
-NOW = "2026-11-29T12:00:00Z"
 ID = "https://w3id.org/benchgraph/id/"
 
 
@@ -104,25 +105,53 @@ def fetch(url: str, accept: str) -> tuple[float, int]:
 GROUP_ACCURACY = {"benchmark": ID + "benchmark/composet/composet", "metric": "Group accuracy"}
 
 
-def measure(out: Path, repeat: int) -> dict[str, Any]:
+def ingest(folder: Path, store: str, env: dict[str, str]) -> None:
+    """``benchgraph ingest --store STORE FOLDER`` as a process (a batch: each server's bulk
+    path)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "benchgraph.cli", "ingest", "--store", store, str(folder)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode not in (0, 1):  # 1: some page refused, which the boards do not need
+        raise RuntimeError(f"ingest into {store} failed: {done.stderr[-2000:]}")
+
+
+def largest(listed: list[tuple[str, ...]], count: int) -> list[str]:
+    """The ``count`` benchmarks of ``listed`` (the rows of ``benchmarks``) with the most
+    results (all when ``count`` is 0), sorted by IRI."""
+
+    def results(row: tuple[str, ...]) -> int:
+        return int(row[7].split('"')[1])
+
+    chosen = sorted(listed, key=results, reverse=True)[: count or len(listed)]
+    return sorted(r[0].strip("<>") for r in chosen)
+
+
+def measure(out: Path, repeat: int, folder: Path = SEEDS, count: int = 0) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="bench-boards-"))
     server = VirtuosoServer(work / "virtuoso").start()
     env = {**os.environ, **server.env(), "BENCHGRAPH_STORE_REQUEST_STATEMENTS": "1000"}
     env["PYTHONPATH"] = str(REPO)
     os.environ.update({k: v for k, v in env.items() if k.startswith("BENCHGRAPH_")})
     os.environ["BENCHGRAPH_STORE_TIMEOUT"] = "300"
-    pages = sorted(SEEDS.iterdir())
-    measured: dict[str, Any] = {"load_before": load_average(), "repeat": repeat, "boards": []}
+    measured: dict[str, Any] = {
+        "load_before": load_average(),
+        "repeat": repeat,
+        "pages": len(list(folder.iterdir())),
+        "boards": [],
+    }
     try:
+        ingest(folder, str(work / "store"), env)
+        ingest(folder, server.url, env)
         remote = RemoteStore.from_settings(server.url)
         with EmbeddedStore(work / "store") as embedded:
-            for page in pages:
-                assert ingest_file(embedded, page, now=NOW).status == "loaded", page
-                assert ingest_file(remote, page, now=NOW).status == "loaded", page
             board = queries.find("leaderboard")
-            listed = rows(embedded, queries.find("benchmarks"), {})
-            benchmarks = sorted(r[0].strip("<>") for r in listed)
-            asked = [{"benchmark": iri} for iri in benchmarks] + [GROUP_ACCURACY]
+            benchmarks = largest(rows(embedded, queries.find("benchmarks"), {}), count)
+            asked = [{"benchmark": iri} for iri in benchmarks]
+            asked += [GROUP_ACCURACY] if GROUP_ACCURACY["benchmark"] in benchmarks else []
             for values in asked:
                 series: dict[str, list[float]] = {"embedded": [], "virtuoso": [], "text": []}
                 outcome: dict[str, str] = {}
@@ -213,9 +242,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.boards", description=__doc__)
     parser.add_argument("--out", type=Path, required=True, help="folder for the figures")
     parser.add_argument("--repeat", type=int, default=3, help="runs per timing")
+    parser.add_argument(
+        "--pages", type=Path, default=SEEDS, help="the pages to load (default: the seeds)"
+    )
+    parser.add_argument(
+        "--boards", type=int, default=0, help="measure the N benchmarks with most results (0: all)"
+    )
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    measured = measure(args.out, args.repeat)
+    measured = measure(args.out, args.repeat, args.pages, args.boards)
     text = table(measured)
     loads = f"load average {measured['load_before']} before, {measured['load_after']} after\n"
     (args.out / "boards.md").write_text(text + "\n" + loads, encoding="utf-8")
