@@ -20,6 +20,7 @@ import email.message
 import http.client
 import itertools
 import socket
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -35,6 +36,24 @@ T = TypeVar("T")
 
 AGENT = "benchgraph"
 _TRANSIENT_STATUS = {429, 502, 503, 504}
+
+
+# The header lines an answer may carry beyond one per graph of the dataset a query names.
+# Virtuoso echoes each graph a query names as a header of its answer (``X-SPARQL-named-graph``),
+# and http.client refuses an answer of more than 100 header lines ("got more than 100 headers"):
+# every query saying GRAPH failed there once a store held about 50 pages, its page and report
+# graphs all named. The limit is http.client's own, for the process; it is only ever raised,
+# to what the largest dataset sent needs (under a lock: two threads never lower it).
+_HEADER_LINES = 100
+_header_guard = threading.Lock()
+
+
+def _allow_headers(graphs: int) -> None:
+    """Let an answer carry a header line for each of ``graphs`` graphs besides the usual ones."""
+    needed = _HEADER_LINES + graphs
+    with _header_guard:
+        if getattr(http.client, "_MAXHEADERS", needed) < needed:
+            http.client._MAXHEADERS = needed  # type: ignore[attr-defined]
 
 
 class StoreTimeout(StoreError):
@@ -80,6 +99,7 @@ class Client:
     ) -> Reply:
         """Send the query ``text`` with the dataset given (none: the server's)."""
         body, headers = _query_form(text, accept, default_graphs, named_graphs)
+        _allow_headers(len(default_graphs) + len(named_graphs))
         return self.send(what, endpoint, body, headers)
 
     def update(self, what: str, endpoint: str, text: str) -> None:
