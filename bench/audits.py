@@ -8,7 +8,8 @@ the same run, interleaved, with the rows of the two compared.
 A store written before the audit summaries (benchgraph/summaries.py) gets them first with
 ``benchgraph repair``: the tool never writes. Each query runs on the store opened read-only,
 ``--repeat`` times for each text, alternating, the p50 and the least of each reported with their
-ratio. pyoxigraph caches nothing between queries, so each run is uncached.
+ratio, and the p50 of the CPU seconds the process spent on each. pyoxigraph caches nothing
+between queries, so each run is uncached.
 """
 
 from __future__ import annotations
@@ -34,14 +35,15 @@ QUERIES = [
 ]
 
 
-def timed(store: ox.Store, text: str) -> tuple[float, list[tuple[str, ...]]]:
-    """How long ``text`` takes on ``store`` (seconds, its rows read whole), and the rows."""
-    started = time.perf_counter()
+def timed(store: ox.Store, text: str) -> tuple[float, float, list[tuple[str, ...]]]:
+    """How long ``text`` takes on ``store`` (wall and CPU seconds, its rows read whole), and
+    the rows."""
+    started, cpu = time.perf_counter(), time.process_time()
     answer = store.query(text)
     assert isinstance(answer, ox.QuerySolutions)
     names = [v.value for v in answer.variables]
     rows = [tuple(str(row[n]) if row[n] is not None else "" for n in names) for row in answer]
-    return time.perf_counter() - started, rows
+    return time.perf_counter() - started, time.process_time() - cpu, rows
 
 
 def measure(location: str, before: Path, names: list[str], repeat: int) -> list[dict[str, object]]:
@@ -53,11 +55,13 @@ def measure(location: str, before: Path, names: list[str], repeat: int) -> list[
         now = (resources.queries_dir() / f"{name}.rq").read_text(encoding="utf-8")
         then = (before / f"{name}.rq").read_text(encoding="utf-8")
         times: dict[str, list[float]] = {"before": [], "after": []}
+        cpu: dict[str, list[float]] = {"before": [], "after": []}
         answers: dict[str, list[tuple[str, ...]]] = {}
         for _ in range(repeat):
             for which, text in (("before", then), ("after", now)):
-                seconds, rows = timed(store, text)
+                seconds, spent, rows = timed(store, text)
                 times[which].append(seconds)
+                cpu[which].append(spent)
                 answers[which] = rows
         p50 = {which: statistics.median(t) for which, t in times.items()}
         found.append(
@@ -71,6 +75,8 @@ def measure(location: str, before: Path, names: list[str], repeat: int) -> list[
                 "before least ms": round(min(times["before"]) * 1000, 1),
                 "after least ms": round(min(times["after"]) * 1000, 1),
                 "ratio": round(p50["after"] / p50["before"], 3),
+                "before cpu p50 s": round(statistics.median(cpu["before"]), 3),
+                "after cpu p50 s": round(statistics.median(cpu["after"]), 3),
                 "load": os.getloadavg()[0],
             }
         )

@@ -22,4 +22,5 @@ def test_audits_times_both_texts_and_compares_their_rows(seeds_store: Path, tmp_
     assert [row["query"] for row in found] == ["audit-self-reported", "papers"]
     assert [row["same rows"] for row in found] == [True, False]  # papers in another order
     assert found[0]["rows"] == len([p for p in SEEDS.iterdir() if p.is_file()])  # one a page
+    assert all(row["before cpu p50 s"] > 0 and row["after cpu p50 s"] > 0 for row in found)
     json.dumps(found)

@@ -115,19 +115,26 @@ A_OLDER = Page("Alpha", "2026-04-01T00:00:00Z", A.rows[:1], 0xA00)
 B = Page("Beta", "2026-05-01T00:00:00Z", (Row("Mone", P9, P1),), 0xB00)
 # Page C names a second origin of M2, P3: A's result of M2 by P3 becomes self-reported.
 C = Page("Gamma", "2026-05-01T00:00:00Z", (Row("Mtwo", P3, P3),), 0xC00)
+# Page D names M2 "MTWO" (the same method: a name is matched whatever its case), reported by its
+# origin P2, and a method no page names an origin for.
+D = Page("Delta", "2026-05-01T00:00:00Z", (Row("MTWO", P2, P2), Row("Mthree", P3)), 0xD00)
 
 
 def expected(current: list[Page]) -> dict[str, tuple[int, int, int, int, str | None]]:
     """Per page key: results, self-reported, by another paper, origin unknown and the
     self-reported methods' names, as the pages ``current`` say across the store."""
-    origins = {(row.method, row.origin) for page in current for row in page.rows if row.origin}
+    every = [row for page in current for row in page.rows]
+    origins = {(row.method.lower(), row.origin) for row in every if row.origin}
     known = {method for method, _ in origins}
+    called: dict[str, set[str]] = {}  # each method's names across the pages
+    for row in every:
+        called.setdefault(row.method.lower(), set()).add(row.method)
     found = {}
     for page in current:
         rows = page.rows
-        self_rows = [r for r in rows if (r.method, r.paper) in origins]
-        unknown = sum(1 for r in rows if r.method not in known)
-        names = "; ".join(sorted({r.method for r in self_rows})) or None
+        self_rows = [r for r in rows if (r.method.lower(), r.paper) in origins]
+        unknown = sum(1 for r in rows if r.method.lower() not in known)
+        names = "; ".join(sorted({n for r in self_rows for n in called[r.method.lower()]})) or None
         another = len(rows) - len(self_rows) - unknown
         found[page.key] = (len(rows), len(self_rows), another, unknown, names)
     return found
@@ -222,6 +229,18 @@ def test_the_audit_follows_every_write(any_store: Store, tmp_path: Path) -> None
     pages.remove(C)
     pages.remove(A)
     check("withdrawals", [B])
+
+
+def test_a_method_named_two_ways_is_listed_by_each_name(any_store: Store, tmp_path: Path) -> None:
+    """A self-reported method that two pages name differently is listed by both names, as the
+    merged view holds them, on each page that reports it by its origin; once one page is
+    withdrawn, by the other's name alone."""
+    pages = Pages(any_store, tmp_path)
+    for page in (A, B, D):
+        pages.ingest(page)
+    assert audited(any_store) == expected([A, B, D])
+    pages.remove(D)
+    assert audited(any_store) == expected([A, B])
 
 
 def test_repair_rebuilds_missing_and_wrong_summaries(any_store: Store, tmp_path: Path) -> None:
