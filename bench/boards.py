@@ -45,6 +45,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import pyoxigraph as ox
+
 from bench.launch import REPO, Served
 from bench.run import load_average
 from bench.virtuoso import VirtuosoServer
@@ -119,15 +121,14 @@ def ingest(folder: Path, store: str, env: dict[str, str]) -> None:
         raise RuntimeError(f"ingest into {store} failed: {done.stderr[-2000:]}")
 
 
-def largest(listed: list[tuple[str, ...]], count: int) -> list[str]:
-    """The ``count`` benchmarks of ``listed`` (the rows of ``benchmarks``) with the most
+def largest(store: Store, count: int) -> list[str]:
+    """The ``count`` benchmarks of ``store`` (the named query ``benchmarks``) with the most
     results (all when ``count`` is 0), sorted by IRI."""
-
-    def results(row: tuple[str, ...]) -> int:
-        return int(row[7].split('"')[1])
-
-    chosen = sorted(listed, key=results, reverse=True)[: count or len(listed)]
-    return sorted(r[0].strip("<>") for r in chosen)
+    answer = answering.answer(store, queries.find("benchmarks"), {})
+    assert isinstance(answer, ox.QuerySolutions)
+    found = [(int(row["results"].value), row["benchmark"].value) for row in answer]
+    chosen = sorted(found, reverse=True)[: count or len(found)]
+    return sorted(iri for _, iri in chosen)
 
 
 def measure(out: Path, repeat: int, folder: Path = SEEDS, count: int = 0) -> dict[str, Any]:
@@ -149,7 +150,7 @@ def measure(out: Path, repeat: int, folder: Path = SEEDS, count: int = 0) -> dic
         remote = RemoteStore.from_settings(server.url)
         with EmbeddedStore(work / "store") as embedded:
             board = queries.find("leaderboard")
-            benchmarks = largest(rows(embedded, queries.find("benchmarks"), {}), count)
+            benchmarks = largest(embedded, count)
             asked = [{"benchmark": iri} for iri in benchmarks]
             asked += [GROUP_ACCURACY] if GROUP_ACCURACY["benchmark"] in benchmarks else []
             for values in asked:
